@@ -1,0 +1,39 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** `POST /api/auth/login`: a handle or an email address, and the password. */
+export const LoginRequest = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 320, description: "Handle or email." }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false, title: "LoginRequest" },
+);
+export type LoginRequest = Static<typeof LoginRequest>;
+
+export const LoginResponse = Type.Object(
+  {
+    name: Type.String(),
+    expiresAt: Type.String({ format: "date-time", description: "When the session ends." }),
+  },
+  { title: "LoginResponse" },
+);
+export type LoginResponse = Static<typeof LoginResponse>;
+
+/** `POST /api/auth/reauthenticate`: proves the person is present before sensitive operations. */
+export const ReauthenticateRequest = Type.Object(
+  { password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false, title: "ReauthenticateRequest" },
+);
+export type ReauthenticateRequest = Static<typeof ReauthenticateRequest>;
+
+export const ReauthenticateResponse = Type.Object(
+  { reauthenticatedUntil: Type.String({ format: "date-time" }) },
+  { title: "ReauthenticateResponse" },
+);
+export type ReauthenticateResponse = Static<typeof ReauthenticateResponse>;
+
+export const Health = Type.Object(
+  { status: Type.Literal("ok"), version: Type.String() },
+  { title: "Health" },
+);
+export type Health = Static<typeof Health>;

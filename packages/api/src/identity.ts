@@ -1,0 +1,104 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { ScopeSchema, TokenRoleSchema } from "./scopes.js";
+import { TOKEN_KINDS } from "./tokens.js";
+
+const OrgSummary = Type.Object({
+  type: Type.Literal("org"),
+  name: Type.String({ description: "Organization handle." }),
+  fullname: Type.String(),
+  roleInOrg: Type.String({ description: "The caller's membership role in the organization." }),
+});
+
+const accessTokenProperties = {
+  displayName: Type.String({ description: "The token's name." }),
+  role: TokenRoleSchema,
+  scopes: Type.Array(ScopeSchema),
+  kind: Type.Union(TOKEN_KINDS.map((kind) => Type.Literal(kind))),
+};
+
+const AuthType = Type.Union([Type.Literal("access_token"), Type.Literal("session")]);
+
+/** The identity record of `GET /api/whoami`: namespace identity, org summaries and the active credential. */
+export const Whoami = Type.Object(
+  {
+    type: Type.Literal("user"),
+    name: Type.String(),
+    fullname: Type.String(),
+    orgs: Type.Array(OrgSummary),
+    auth: Type.Object({
+      type: AuthType,
+      accessToken: Type.Optional(Type.Object(accessTokenProperties)),
+    }),
+  },
+  { title: "Whoami" },
+);
+export type Whoami = Static<typeof Whoami>;
+
+/**
+ * `GET /api/whoami-v2`: the same record plus `auth.accessToken.createdAt`, which the
+ * Hugging Face JavaScript client always reads.
+ */
+export const WhoamiV2 = Type.Object(
+  {
+    type: Type.Literal("user"),
+    name: Type.String(),
+    fullname: Type.String(),
+    orgs: Type.Array(OrgSummary),
+    auth: Type.Object({
+      type: AuthType,
+      accessToken: Type.Optional(
+        Type.Object({
+          ...accessTokenProperties,
+          createdAt: Type.String({ format: "date-time" }),
+        }),
+      ),
+    }),
+  },
+  { title: "WhoamiV2" },
+);
+export type WhoamiV2 = Static<typeof WhoamiV2>;
+
+const RepositoryCounts = Type.Object({
+  models: Type.Integer({ minimum: 0 }),
+  datasets: Type.Integer({ minimum: 0 }),
+  spaces: Type.Integer({ minimum: 0 }),
+  mcps: Type.Integer({ minimum: 0 }),
+});
+
+/** `GET /api/me`: the private account context, richer than the identity record. */
+export const Me = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    type: Type.Literal("user"),
+    name: Type.String(),
+    fullname: Type.String(),
+    email: Type.String(),
+    emailVerified: Type.Boolean(),
+    isAdmin: Type.Boolean({ description: "Whether the account administers this hub." }),
+    createdAt: Type.String({ format: "date-time" }),
+    mfa: Type.Object({ enabled: Type.Boolean() }),
+    orgs: Type.Array(
+      Type.Object({
+        id: Type.String({ format: "uuid" }),
+        type: Type.Literal("org"),
+        name: Type.String(),
+        fullname: Type.String(),
+        plan: Type.String({ description: "`free`, `team` or `enterprise`." }),
+        roleInOrg: Type.String(),
+        joinedAt: Type.String({ format: "date-time" }),
+      }),
+    ),
+    repositoryCounts: RepositoryCounts,
+    auth: Type.Object({
+      type: AuthType,
+      tokenId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {
+        description: "The id of the token in use; null for a browser session.",
+      }),
+      reauthenticatedUntil: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+        description: "Until when the credential counts as recently reauthenticated.",
+      }),
+    }),
+  },
+  { title: "Me" },
+);
+export type Me = Static<typeof Me>;

@@ -1,0 +1,5 @@
+export * from "./errors.js";
+export * from "./scopes.js";
+export * from "./tokens.js";
+export * from "./identity.js";
+export * from "./auth.js";

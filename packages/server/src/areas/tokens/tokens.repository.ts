@@ -1,0 +1,46 @@
+import type { DbOrTx } from "../../db/database.js";
+import type { AccessTokenRow } from "../../db/schema.js";
+
+/** SQL for access tokens. Secrets are never stored, only their SHA-256 digest. */
+export const tokensRepository = {
+  insert: (db: DbOrTx, row: AccessTokenRow) => db.insertInto("access_tokens").values(row).execute(),
+
+  /** A token with the handle of the organization it is bounded to, if any. */
+  listForUser: (db: DbOrTx, userId: string) =>
+    db
+      .selectFrom("access_tokens")
+      .leftJoin("organizations", "organizations.id", "access_tokens.organization_id")
+      .selectAll("access_tokens")
+      .select("organizations.handle as organization_handle")
+      .where("access_tokens.user_id", "=", userId)
+      .orderBy("access_tokens.created_at", "desc")
+      .orderBy("access_tokens.id")
+      .execute(),
+
+  /** The token and its account, by the digest of the presented secret. */
+  findBySecretHash: (db: DbOrTx, secretHash: string) =>
+    db
+      .selectFrom("access_tokens")
+      .innerJoin("users", "users.id", "access_tokens.user_id")
+      .selectAll("access_tokens")
+      .select(["users.handle", "users.is_admin"])
+      .where("access_tokens.secret_hash", "=", secretHash)
+      .executeTakeFirst(),
+
+  delete: async (db: DbOrTx, userId: string, tokenId: string) =>
+    (
+      await db
+        .deleteFrom("access_tokens")
+        .where("id", "=", tokenId)
+        .where("user_id", "=", userId)
+        .executeTakeFirst()
+    ).numDeletedRows > 0n,
+
+  touch: (db: DbOrTx, tokenId: string, at: string) =>
+    db.updateTable("access_tokens").set({ last_used_at: at }).where("id", "=", tokenId).execute(),
+
+  markReauthenticated: (db: DbOrTx, tokenId: string, at: string) =>
+    db.updateTable("access_tokens").set({ reauthenticated_at: at }).where("id", "=", tokenId).execute(),
+};
+
+export type TokenWithOrg = AccessTokenRow & { organization_handle: string | null };

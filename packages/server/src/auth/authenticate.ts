@@ -1,0 +1,57 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { AuthService } from "../areas/auth/auth.service.js";
+import type { TokensService } from "../areas/tokens/tokens.service.js";
+import { unauthenticated } from "../errors.js";
+import type { Principal } from "./credential.js";
+
+/** The cookie that carries a browser session's secret. */
+export const SESSION_COOKIE = "hub_session";
+
+/** The secret in `Authorization: Bearer <token>`, or the password of `Basic user:token` (what git sends). */
+function presentedToken(authorization: string): string | null {
+  const [scheme, value] = authorization.trim().split(/\s+/, 2);
+  if (!value) return null;
+  if (scheme?.toLowerCase() === "bearer") return value;
+  if (scheme?.toLowerCase() === "basic") {
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return colon >= 0 ? decoded.slice(colon + 1) : null;
+  }
+  return null;
+}
+
+function sessionSecret(cookieHeader: string | undefined): string | null {
+  for (const part of (cookieHeader ?? "").split(";")) {
+    const [name, ...rest] = part.trim().split("=");
+    if (name === SESSION_COOKIE) return rest.join("=") || null;
+  }
+  return null;
+}
+
+/**
+ * Resolves who is calling from the request headers: a token in Authorization,
+ * else a session cookie, else nobody. A credential that is presented but
+ * unknown, revoked or expired is a 401, never silently anonymous.
+ */
+export function createAuthenticator({ tokens, auth }: { tokens: TokensService; auth: AuthService }) {
+  return async function authenticate(headers: IncomingHttpHeaders): Promise<Principal | null> {
+    if (headers.authorization !== undefined) {
+      const secret = presentedToken(headers.authorization);
+      const principal = secret ? await tokens.resolve(secret) : null;
+      if (!principal) {
+        throw unauthenticated(
+          "invalid_token",
+          "The token is invalid, revoked or expired; create a new one and send it as Authorization: Bearer <token>.",
+        );
+      }
+      return principal;
+    }
+    const secret = sessionSecret(headers.cookie);
+    if (secret === null) return null;
+    const principal = await auth.resolveSession(secret);
+    if (!principal) throw unauthenticated("invalid_session", "Your session has ended; sign in again.");
+    return principal;
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

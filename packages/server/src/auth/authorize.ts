@@ -1,0 +1,186 @@
+import type { Scope } from "@hub/api";
+import { HubError, forbidden, notFound, unauthenticated } from "../errors.js";
+import type { Credential, Principal } from "./credential.js";
+import { ROLE_SCOPES } from "./scopes.js";
+
+/** Membership roles in an organization, weakest first. */
+export const ORG_ROLES = ["read", "contributor", "write", "admin"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/**
+ * What a caller wants to do. The spec's scopes name the scoped actions; the
+ * account actions cover the caller's own identity and token management.
+ */
+export type Action = "account:read" | "account:manage-tokens" | "account:revoke-token" | Scope;
+
+export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
+
+/** What the action is done to. */
+export type Resource =
+  | { type: "account"; userId: string }
+  | { type: "token"; userId: string; tokenId: string }
+  | { type: "organization"; id: string; handle: string }
+  | { type: "namespace"; owner: Owner }
+  | { type: "repository"; fullName: string; owner: Owner; private: boolean };
+
+/** Everything a decision depends on, loaded before deciding so the rules stay pure. */
+export interface DecisionInput {
+  principal: Principal | null;
+  action: Action;
+  resource: Resource;
+  /** The caller's role in the organization that owns (or is) the resource, if any. */
+  membershipRole: OrgRole | null;
+  now: Date;
+  reauthWindowSeconds: number;
+}
+
+export type Decision = { allowed: true } | { allowed: false; error: HubError };
+
+const allow: Decision = { allowed: true };
+const deny = (error: HubError): Decision => ({ allowed: false, error });
+
+function rank(role: OrgRole | null): number {
+  return role === null ? -1 : ORG_ROLES.indexOf(role);
+}
+
+/** The scopes a credential holds: a browser session is the person, with every scope. */
+function heldScopes(credential: Credential): readonly Scope[] | "all" {
+  if (credential.type === "session") return "all";
+  if (credential.scopes) return credential.scopes;
+  return ROLE_SCOPES[credential.role ?? "read"];
+}
+
+function holds(credential: Credential, scope: Scope): boolean {
+  const scopes = heldScopes(credential);
+  return scopes === "all" || scopes.includes(scope);
+}
+
+function recentlyReauthenticated(input: DecisionInput, credential: Credential): boolean {
+  if (!credential.reauthenticatedAt) return false;
+  const age = input.now.getTime() - Date.parse(credential.reauthenticatedAt);
+  return age >= 0 && age <= input.reauthWindowSeconds * 1000;
+}
+
+function ownerOrgId(resource: Resource): string | null {
+  if (resource.type === "organization") return resource.id;
+  if (resource.type === "namespace" || resource.type === "repository") {
+    return resource.owner.type === "org" ? resource.owner.id : null;
+  }
+  return null;
+}
+
+/** May the account itself (whatever its credential) do this to the resource? */
+function accountMay(input: DecisionInput, principal: Principal): boolean {
+  const { action, resource, membershipRole } = input;
+  switch (resource.type) {
+    case "account":
+    case "token":
+      return resource.userId === principal.userId;
+    case "organization":
+      return rank(membershipRole) >= rank("admin");
+    case "namespace":
+      if (resource.owner.type === "user") return resource.owner.id === principal.userId;
+      return rank(membershipRole) >= rank("contributor");
+    case "repository": {
+      if (resource.owner.type === "user") {
+        if (resource.owner.id === principal.userId) return true;
+        return !resource.private && (action === "repo:read" || action === "community:write");
+      }
+      const canRead = !resource.private || rank(membershipRole) >= rank("read");
+      if (action === "repo:read" || action === "community:write") return canRead;
+      if (action === "repo:delete") return rank(membershipRole) >= rank("admin");
+      return rank(membershipRole) >= rank("write");
+    }
+  }
+}
+
+/** Is the resource inside the boundaries the token was given (organization, repositories)? */
+function withinTokenBounds(credential: Credential, resource: Resource): boolean {
+  if (credential.type !== "access_token") return true;
+  if (credential.organizationId !== null && ownerOrgId(resource) !== credential.organizationId) {
+    return false;
+  }
+  if (credential.repositories !== null) {
+    if (resource.type === "namespace" || resource.type === "organization") return false;
+    if (resource.type === "repository") return credential.repositories.includes(resource.fullName);
+  }
+  return true;
+}
+
+/**
+ * The one authorization decision of the hub: every surface (HTTP API, git, SSH,
+ * Router) asks it. Private things the caller may not read answer 404 so their
+ * existence does not leak; anonymous callers get 401.
+ */
+export function decide(input: DecisionInput): Decision {
+  const { principal, action, resource } = input;
+  const publicRead = resource.type === "repository" && !resource.private && action === "repo:read";
+  if (publicRead) return allow;
+  if (!principal) {
+    return deny(unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>."));
+  }
+  const { credential } = principal;
+  const hidden = resource.type === "repository" && resource.private;
+  const refuse = (error: HubError) =>
+    deny(hidden ? notFound(`Repository ${resource.fullName} was not found.`) : error);
+
+  switch (action) {
+    case "account:read":
+      return accountMay(input, principal)
+        ? allow
+        : deny(forbidden("forbidden", "You may only read your own account."));
+    case "account:manage-tokens":
+      if (!accountMay(input, principal))
+        return deny(forbidden("forbidden", "You may only manage your own tokens."));
+      if (!recentlyReauthenticated(input, credential)) {
+        return deny(
+          new HubError(
+            401,
+            "reauthentication_required",
+            "Managing tokens needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
+              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
+          ),
+        );
+      }
+      return allow;
+    case "account:revoke-token": {
+      if (!accountMay(input, principal)) return deny(notFound("Token not found."));
+      const self =
+        credential.type === "access_token" &&
+        resource.type === "token" &&
+        resource.tokenId === credential.tokenId;
+      const strong =
+        credential.type === "session" || (credential.scopes === null && credential.role !== "read");
+      if (self || strong) return allow;
+      return deny(
+        forbidden(
+          "insufficient_scope",
+          "This token may revoke only itself; use a write token or sign in to revoke others.",
+        ),
+      );
+    }
+  }
+
+  if (!holds(credential, action)) {
+    return refuse(
+      forbidden("insufficient_scope", `This token lacks the ${action} scope; create a token that has it.`),
+    );
+  }
+  if (!withinTokenBounds(credential, resource)) {
+    return refuse(
+      forbidden(
+        "outside_token_bounds",
+        "This token is bounded to other resources; use a token granted for this one.",
+      ),
+    );
+  }
+  if (!accountMay(input, principal)) {
+    const unreadable = hidden && !accountMay({ ...input, action: "repo:read" }, principal);
+    const error = forbidden(
+      "forbidden",
+      "Your account lacks permission for this; ask an owner or admin for access.",
+    );
+    return unreadable ? refuse(error) : deny(error);
+  }
+  return allow;
+}

@@ -1,0 +1,32 @@
+import type { Scope, TokenRole } from "@hub/api";
+
+/** An access token, resolved and checked for expiry, as the request carries it. */
+export interface TokenCredential {
+  type: "access_token";
+  tokenId: string;
+  name: string;
+  role: TokenRole | null;
+  /** The scopes of a fine-grained token; null for a role token. */
+  scopes: Scope[] | null;
+  organizationId: string | null;
+  repositories: string[] | null;
+  createdAt: string;
+  reauthenticatedAt: string | null;
+}
+
+/** A browser session started by `POST /api/auth/login`. */
+export interface SessionCredential {
+  type: "session";
+  sessionId: string;
+  reauthenticatedAt: string | null;
+}
+
+export type Credential = TokenCredential | SessionCredential;
+
+/** Who is calling: the account and the credential it presented. */
+export interface Principal {
+  userId: string;
+  handle: string;
+  isAdmin: boolean;
+  credential: Credential;
+}

@@ -1,0 +1,48 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { RateLimitConfig } from "../../config.js";
+import { stateOf, windowAt, type RateLimiter } from "./rate-limiter.js";
+
+/** Counts in one round trip; the key names its window, so expiry only cleans up. */
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+/**
+ * Buckets in Redis, shared by every hub process that points at it. If Redis is
+ * unreachable the request is let through and the failure logged: an outage of
+ * the limiter must not become an outage of the hub.
+ */
+export function createRedisRateLimiter(
+  config: RateLimitConfig,
+  url: string,
+  prefix: string,
+  logger: Logger,
+): RateLimiter {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+  redis.on("error", (err: Error) => logger.warn({ err: err.message }, "rate limiter cannot reach Redis"));
+  redis.defineCommand("hubRateLimitHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const hit = (redis as unknown as Record<string, (key: string, ttl: number) => Promise<number>>)
+    .hubRateLimitHit;
+  if (!hit) throw new Error("Redis rate-limit script could not be registered.");
+  return {
+    async hit(bucket) {
+      const { index, resetSeconds } = windowAt(config, Date.now());
+      try {
+        const count = await hit.call(
+          redis,
+          `${prefix}ratelimit:${index}:${bucket}`,
+          config.windowSeconds * 1000 + 1000,
+        );
+        return stateOf(config, Number(count), resetSeconds);
+      } catch (err) {
+        logger.error({ err: (err as Error).message }, "rate limit not applied: Redis failed");
+        return stateOf(config, 0, resetSeconds);
+      }
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

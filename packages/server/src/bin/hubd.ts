@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { TOKEN_ROLES, type TokenRole } from "@hub/api";
+import { ConfigError, SURFACES, loadConfig, type Surface } from "../config.js";
+import { HubError } from "../errors.js";
+import { createHub, createLogger, serve } from "../main.js";
+
+const USAGE = `Usage: hubd <command>
+
+  serve [--only hub,git,router,ssh]       start the hub (every surface by default)
+  user create NAME --email EMAIL --password-stdin [--admin] [--fullname TEXT]
+  token create NAME --name TOKEN_NAME (--role read|write|admin | --scopes a,b)
+        [--org HANDLE] [--repos owner/name,...] [--expires-in 30d]
+                                          prints the secret alone on the last line
+  org create HANDLE --owner USER [--plan free|team|enterprise] [--fullname TEXT]
+  org add-member HANDLE USER --role read|contributor|write|admin
+
+Configuration comes from HUB_* environment variables; see the README.`;
+
+class UsageError extends Error {}
+
+function list(value: string | undefined): string[] | undefined {
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
+}
+
+/** `30d`, `12h`, `45m` or `90s` from now, as an ISO date. */
+function expiryFrom(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const match = /^(\d+)([dhms])$/.exec(value);
+  if (!match)
+    throw new UsageError(`--expires-in takes a number and a unit (d, h, m or s), like 30d; got "${value}".`);
+  const seconds = { d: 86_400, h: 3_600, m: 60, s: 1 }[match[2] as "d" | "h" | "m" | "s"];
+  return new Date(Date.now() + Number(match[1]) * seconds * 1000).toISOString();
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+function parse(args: string[], options: ParseArgsConfig["options"], positionals: number) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (parsed.positionals.length !== positionals) {
+    throw new UsageError(`Expected ${positionals} argument(s), got ${parsed.positionals.length}.`);
+  }
+  return {
+    values: parsed.values as Record<string, string | boolean | undefined>,
+    positionals: parsed.positionals,
+  };
+}
+
+const str = (value: string | boolean | undefined): string | undefined =>
+  typeof value === "string" ? value : undefined;
+
+/** Admin commands open the configured database directly, so they work whether or not the server runs. */
+async function withHub<T>(run: (hub: Awaited<ReturnType<typeof createHub>>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const hub = await createHub(config, createLogger({ ...config, logLevel: "warn" }, 2));
+  try {
+    return await run(hub);
+  } finally {
+    await hub.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  if (command === "serve") {
+    const { values } = parse(
+      [sub, ...rest].filter((a): a is string => a !== undefined),
+      { only: { type: "string" } },
+      0,
+    );
+    const only = list(str(values.only)) ?? [...SURFACES];
+    const unknown = only.find((name) => !SURFACES.some((s) => s === name));
+    if (unknown) throw new UsageError(`Unknown surface "${unknown}"; choose from ${SURFACES.join(", ")}.`);
+    await serve(loadConfig(), only as Surface[]);
+    return;
+  }
+  if (command === "user" && sub === "create") {
+    const { values, positionals } = parse(
+      rest,
+      {
+        email: { type: "string" },
+        "password-stdin": { type: "boolean" },
+        admin: { type: "boolean" },
+        fullname: { type: "string" },
+      },
+      1,
+    );
+    const email = str(values.email);
+    if (!email || !values["password-stdin"])
+      throw new UsageError("user create needs --email and --password-stdin.");
+    const password = await readStdin();
+    const user = await withHub((hub) =>
+      hub.account.createUser({
+        handle: positionals[0] ?? "",
+        email,
+        password,
+        fullname: str(values.fullname),
+        admin: values.admin === true,
+      }),
+    );
+    process.stdout.write(`created user ${user.handle} (${user.id})\n`);
+    return;
+  }
+  if (command === "token" && sub === "create") {
+    const { values, positionals } = parse(
+      rest,
+      {
+        name: { type: "string" },
+        role: { type: "string" },
+        scopes: { type: "string" },
+        org: { type: "string" },
+        repos: { type: "string" },
+        "expires-in": { type: "string" },
+      },
+      1,
+    );
+    const name = str(values.name);
+    if (!name) throw new UsageError("token create needs --name.");
+    const role = str(values.role);
+    if (role !== undefined && !TOKEN_ROLES.some((r) => r === role))
+      throw new UsageError(`--role must be one of ${TOKEN_ROLES.join(", ")}.`);
+    const created = await withHub(async (hub) => {
+      const user = await hub.account.findUser(positionals[0] ?? "");
+      return hub.tokens.create(user.id, {
+        name,
+        expiresAt: expiryFrom(str(values["expires-in"])),
+        role: role as TokenRole | undefined,
+        scopes: list(str(values.scopes)),
+        organization: str(values.org),
+        repositories: list(str(values.repos)),
+      });
+    });
+    process.stdout.write(
+      `created token ${created.name} (${created.token_id}) for ${positionals[0]}\n${created.token}\n`,
+    );
+    return;
+  }
+  if (command === "org" && sub === "create") {
+    const { values, positionals } = parse(
+      rest,
+      { owner: { type: "string" }, plan: { type: "string" }, fullname: { type: "string" } },
+      1,
+    );
+    const owner = str(values.owner);
+    if (!owner) throw new UsageError("org create needs --owner.");
+    const org = await withHub((hub) =>
+      hub.orgs.createOrganization({
+        handle: positionals[0] ?? "",
+        ownerHandle: owner,
+        plan: str(values.plan),
+        fullname: str(values.fullname),
+      }),
+    );
+    process.stdout.write(
+      `created organization ${org.handle} (${org.id}), plan ${org.plan}, admin ${owner}\n`,
+    );
+    return;
+  }
+  if (command === "org" && sub === "add-member") {
+    const { values, positionals } = parse(rest, { role: { type: "string" } }, 2);
+    const role = str(values.role);
+    if (!role) throw new UsageError("org add-member needs --role.");
+    await withHub((hub) => hub.orgs.addMember(positionals[0] ?? "", positionals[1] ?? "", role));
+    process.stdout.write(`${positionals[1]} is now ${role} in ${positionals[0]}\n`);
+    return;
+  }
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  throw new UsageError(`Unknown command "${argv.join(" ")}".`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`hubd: ${err.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (err instanceof HubError || err instanceof ConfigError) {
+    process.stderr.write(`hubd: ${err.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`hubd: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,112 @@
+import path from "node:path";
+
+/** The surfaces `hubd serve` knows; later areas mount theirs as they are built. */
+export const SURFACES = ["hub", "git", "router", "ssh"] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export type DatabaseConfig = { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
+
+export interface RateLimitConfig {
+  /** Requests allowed per credential (or per IP when anonymous) in one window. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Config {
+  host: string;
+  ports: Record<Surface, number>;
+  dataDir: string;
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  redisPrefix: string;
+  publicUrl: string;
+  tokenPrefix: string;
+  reauthWindowSeconds: number;
+  sessionTtlSeconds: number;
+  rateLimit: RateLimitConfig;
+  logLevel: string;
+  trustProxy: boolean;
+}
+
+/** Raised when the environment holds a setting the hub cannot use. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+  }
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? "").toLowerCase();
+  if (["", "0", "false", "no"].includes(raw)) return false;
+  if (["1", "true", "yes"].includes(raw)) return true;
+  throw new ConfigError(`${name} must be 1 or 0; got "${env[name]}".`);
+}
+
+function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
+  const url = env.HUB_DATABASE_URL;
+  if (!url) return { dialect: "sqlite", file: path.join(dataDir, "hub.db") };
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
+    return { dialect: "postgres", url };
+  }
+  if (url.startsWith("sqlite:")) return { dialect: "sqlite", file: path.resolve(url.slice(7)) };
+  throw new ConfigError(
+    "HUB_DATABASE_URL must start with postgres:// (PostgreSQL) or sqlite: (a SQLite file path).",
+  );
+}
+
+function publicUrl(env: Env, host: string, port: number): string {
+  const raw = env.HUB_PUBLIC_URL ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`HUB_PUBLIC_URL must be an absolute http(s) URL; got "${raw}".`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ConfigError(`HUB_PUBLIC_URL must use http or https; got "${raw}".`);
+  }
+  return parsed.href.replace(/\/+$/, "");
+}
+
+/** Reads and validates the environment once; the only module that touches process.env. */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const host = env.HUB_HOST || "127.0.0.1";
+  const dataDir = path.resolve(env.HUB_DATA_DIR || "./data");
+  const ports: Record<Surface, number> = {
+    hub: integer(env, "HUB_PORT", 8080, 0, 65535),
+    git: integer(env, "HUB_GIT_PORT", 8081, 0, 65535),
+    router: integer(env, "HUB_ROUTER_PORT", 8090, 0, 65535),
+    ssh: integer(env, "HUB_SSH_PORT", 2222, 0, 65535),
+  };
+  const tokenPrefix = env.HUB_TOKEN_PREFIX ?? "hf_";
+  if (!/^[A-Za-z0-9_]{0,16}$/.test(tokenPrefix)) {
+    throw new ConfigError("HUB_TOKEN_PREFIX may hold up to 16 letters, digits or underscores.");
+  }
+  const config: Config = {
+    host,
+    ports,
+    dataDir,
+    database: databaseConfig(env, dataDir),
+    redisUrl: env.HUB_REDIS_URL || null,
+    redisPrefix: env.HUB_REDIS_PREFIX || "hub:",
+    publicUrl: publicUrl(env, host, ports.hub),
+    tokenPrefix,
+    reauthWindowSeconds: integer(env, "HUB_REAUTH_WINDOW", 600, 10, 86_400),
+    sessionTtlSeconds: integer(env, "HUB_SESSION_TTL", 14 * 86_400, 60, 365 * 86_400),
+    rateLimit: {
+      limit: integer(env, "HUB_RATE_LIMIT", 1000, 1, 1_000_000_000),
+      windowSeconds: integer(env, "HUB_RATE_LIMIT_WINDOW", 300, 1, 86_400),
+    },
+    logLevel: env.HUB_LOG_LEVEL || "info",
+    trustProxy: flag(env, "HUB_TRUST_PROXY"),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,38 @@
+import fs from "node:fs";
+import path from "node:path";
+import Sqlite from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
+import pg from "pg";
+import type { DatabaseConfig } from "../config.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type Db = Kysely<Database>;
+export type DbOrTx = Kysely<Database> | Transaction<Database>;
+
+/** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
+export function openDatabase(config: DatabaseConfig): Db {
+  if (config.dialect === "postgres") {
+    return new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
+    });
+  }
+  fs.mkdirSync(path.dirname(config.file), { recursive: true });
+  const sqlite = new Sqlite(config.file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("synchronous = NORMAL");
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/** Brings the schema to the newest migration; safe to run from several processes at start. */
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === "Error");
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? "");
+    throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`);
+  }
+}

@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from "kysely";
+import { foundation } from "./0001-foundation.js";
+
+/** Every migration in order; the keys sort in the order they must run. */
+const migrations: Record<string, Migration> = {
+  "0001-foundation": foundation,
+};
+
+/** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

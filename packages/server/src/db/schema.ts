@@ -1,0 +1,74 @@
+/*
+ * Row types of every table. Timestamps are ISO-8601 UTC strings and flags are
+ * 0/1 integers on both dialects, so one set of migrations and one set of
+ * queries behave the same on SQLite and PostgreSQL.
+ */
+
+export interface UserRow {
+  id: string;
+  handle: string;
+  email: string;
+  email_verified: number;
+  fullname: string;
+  password_hash: string | null;
+  is_admin: number;
+  created_at: string;
+}
+
+export interface OrganizationRow {
+  id: string;
+  handle: string;
+  fullname: string;
+  plan: string;
+  created_at: string;
+}
+
+export interface MembershipRow {
+  organization_id: string;
+  user_id: string;
+  role: string;
+  created_at: string;
+}
+
+export interface RepositoryRow {
+  id: string;
+  owner_id: string;
+  type: string;
+  name: string;
+  private: number;
+  created_at: string;
+}
+
+export interface AccessTokenRow {
+  id: string;
+  user_id: string;
+  name: string;
+  secret_hash: string;
+  token_prefix: string;
+  role: string | null;
+  scopes: string | null;
+  organization_id: string | null;
+  repositories: string | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  reauthenticated_at: string | null;
+}
+
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  secret_hash: string;
+  created_at: string;
+  expires_at: string;
+  reauthenticated_at: string | null;
+}
+
+export interface Database {
+  users: UserRow;
+  organizations: OrganizationRow;
+  memberships: MembershipRow;
+  repositories: RepositoryRow;
+  access_tokens: AccessTokenRow;
+  sessions: SessionRow;
+}

@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
+import { ApiErrorRef, SCOPES, type Scope } from "@hub/api";
+import type { Action, Resource } from "../auth/authorize.js";
+import type { Authorize } from "../auth/authorizer.js";
+import type { Authenticate } from "../auth/authenticate.js";
+import type { Principal } from "../auth/credential.js";
+import { rateLimitHeaders, type RateLimiter } from "../auth/rate-limit/rate-limiter.js";
+import type { RateLimitConfig } from "../config.js";
+import { HubError, unauthenticated } from "../errors.js";
+
+/**
+ * What every Hub route declares: `public` (no credential looked at), or the
+ * action it performs and, when it is not the caller's own account, on which
+ * resource. The declaration drives authentication, authorization and the
+ * operation's security requirement in the OpenAPI document.
+ */
+export type Access =
+  | "public"
+  | {
+      action: Action;
+      resource?: (request: FastifyRequest, principal: Principal | null) => Resource | Promise<Resource>;
+    };
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    access?: Access;
+    /** Exempt from rate limiting (health probes). */
+    unmetered?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** The caller of a route that needs one; routes call this to get a typed principal. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal)
+    throw unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>.");
+  return request.principal;
+}
+
+function scopeOf(action: Action): Scope[] {
+  return SCOPES.some((scope) => scope === action) ? [action as Scope] : [];
+}
+
+/** Adds to a route's schema what its access declaration implies: security and error responses. */
+function documentAccess(route: RouteOptions, access: Access): void {
+  const schema = (route.schema ??= {});
+  const response = (schema.response ??= {}) as Record<string, unknown>;
+  response[400] ??= ApiErrorRef;
+  response[429] ??= ApiErrorRef;
+  if (access === "public") {
+    schema.security = [];
+    return;
+  }
+  schema.security = [{ bearer: scopeOf(access.action) }];
+  response[401] ??= ApiErrorRef;
+  response[403] ??= ApiErrorRef;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType ?? "");
+}
+
+export interface AccessDeps {
+  authenticate: Authenticate;
+  authorize: Authorize;
+  rateLimiter: RateLimiter;
+  rateLimit: RateLimitConfig;
+}
+
+/**
+ * Installs the request pipeline every Hub route goes through: authenticate,
+ * meter, require JSON bodies, authorize. A route without an access declaration
+ * fails at start-up, so none can be forgotten.
+ */
+export function installAccess(
+  app: FastifyInstance,
+  { authenticate, authorize, rateLimiter, rateLimit }: AccessDeps,
+): void {
+  app.decorateRequest("principal", null);
+
+  app.addHook("onRoute", (route) => {
+    const access = route.config?.access;
+    if (!access) throw new Error(`Route ${String(route.method)} ${route.url} declares no access.`);
+    documentAccess(route, access);
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const access = request.routeOptions.config.access;
+    let failure: unknown = null;
+    if (access && access !== "public") {
+      try {
+        request.principal = await authenticate(request.headers);
+      } catch (err) {
+        failure = err;
+      }
+    }
+    if (!request.routeOptions.config.unmetered) await meter(request, reply);
+    if (failure) throw failure;
+  });
+
+  /** Counts the request against its bucket: the credential's, or the address's when anonymous or rejected. */
+  async function meter(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const credential = request.principal?.credential;
+    const bucket = !credential
+      ? `ip:${request.ip}`
+      : credential.type === "access_token"
+        ? `token:${credential.tokenId}`
+        : `session:${credential.sessionId}`;
+    const state = await rateLimiter.hit(bucket);
+    const headers = rateLimitHeaders(rateLimit, state);
+    reply.headers(headers);
+    if (!state.allowed) {
+      throw new HubError(
+        429,
+        "rate_limited",
+        `Too many requests; retry in ${state.resetSeconds} seconds.`,
+        undefined,
+        headers,
+      );
+    }
+  }
+
+  app.addHook("preValidation", async (request) => {
+    if (request.routeOptions.schema?.body && !isJson(request.headers["content-type"])) {
+      throw new HubError(
+        415,
+        "unsupported_media_type",
+        "Send the body as JSON with Content-Type: application/json.",
+      );
+    }
+  });
+
+  app.addHook("preHandler", async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access === "public") return;
+    const principal = request.principal;
+    const resource = access.resource
+      ? await access.resource(request, principal)
+      : { type: "account" as const, userId: principalOf(request).userId };
+    await authorize(principal, access.action, resource);
+  });
+}

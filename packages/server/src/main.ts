@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import type { FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import { createAccountService } from "./areas/account/account.service.js";
+import { createAuthService } from "./areas/auth/auth.service.js";
+import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createTokensService } from "./areas/tokens/tokens.service.js";
+import { createAuthenticator } from "./auth/authenticate.js";
+import { createAuthorizer } from "./auth/authorizer.js";
+import { createMemoryRateLimiter } from "./auth/rate-limit/memory-rate-limiter.js";
+import type { RateLimiter } from "./auth/rate-limit/rate-limiter.js";
+import { createRedisRateLimiter } from "./auth/rate-limit/redis-rate-limiter.js";
+import type { Config, Surface } from "./config.js";
+import { migrateToLatest, openDatabase } from "./db/database.js";
+import { buildHubApp } from "./http/hub-app.js";
+import { loggerOptions } from "./logger.js";
+
+const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+export function createLogger(config: Readonly<Config>, destination: number = 1): Logger {
+  return pino(loggerOptions(config.logLevel), pino.destination({ dest: destination, sync: false }));
+}
+
+/** Opens the database (migrated) and wires every service; the admin CLI and the server share it. */
+export async function createHub(config: Readonly<Config>, logger: Logger) {
+  const db = openDatabase(config.database);
+  await migrateToLatest(db);
+  const clock = () => new Date();
+  const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
+  const auth = createAuthService({
+    db,
+    clock,
+    tokens,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+  });
+  const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const orgs = createOrgsService({ db, clock });
+  const authenticate = createAuthenticator({ tokens, auth });
+  const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  return {
+    db,
+    logger,
+    tokens,
+    auth,
+    account,
+    orgs,
+    authenticate,
+    authorize,
+    close: () => db.destroy(),
+  };
+}
+
+export type Hub = Awaited<ReturnType<typeof createHub>>;
+
+/** The surfaces built so far; the others are started by later areas. */
+const BUILT_SURFACES: readonly Surface[] = ["hub"];
+
+/**
+ * Starts the requested surfaces, each on its own listener, and stops them
+ * cleanly on SIGTERM or SIGINT: stop accepting, finish in-flight requests,
+ * close the stores, exit 0.
+ */
+export async function serve(config: Readonly<Config>, surfaces: readonly Surface[]): Promise<void> {
+  const logger = createLogger(config);
+  const hub = await createHub(config, logger);
+  const rateLimiter: RateLimiter = config.redisUrl
+    ? createRedisRateLimiter(config.rateLimit, config.redisUrl, config.redisPrefix, logger)
+    : createMemoryRateLimiter(config.rateLimit);
+
+  const apps: FastifyInstance[] = [];
+  for (const surface of surfaces) {
+    if (!BUILT_SURFACES.includes(surface)) {
+      logger.warn({ surface }, "surface not available in this build; skipped");
+      continue;
+    }
+    const app = await buildHubApp({ ...hub, config, rateLimiter, version: packageJson.version });
+    const url = await app.listen({ host: config.host, port: config.ports[surface] });
+    logger.info({ surface, url }, "listening");
+    apps.push(app);
+  }
+  if (apps.length === 0)
+    throw new Error(`None of the surfaces ${surfaces.join(", ")} is available in this build.`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    await Promise.all(apps.map((app) => app.close()));
+    await rateLimiter.close();
+    await hub.close();
+    logger.info("stopped");
+    logger.flush(() => process.exit(0));
+  };
+  process.once("SIGTERM", (signal) => void stop(signal));
+  process.once("SIGINT", (signal) => void stop(signal));
+}
