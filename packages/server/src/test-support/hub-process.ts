@@ -1,0 +1,186 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+import { createTestDatabase, type Dialect, type TestDatabase } from "./databases.js";
+
+const HUBD = fileURLToPath(new URL("../../dist/bin/hubd.js", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface StartOptions {
+  dialect?: Dialect;
+  env?: Record<string, string>;
+  /** Share another hub's data dir and database (a second process of one deployment). */
+  sharing?: TestHub;
+}
+
+/**
+ * A real `hubd serve` process on free ports with its own data dir and database.
+ * It remembers every secret the test made, and `stop()` fails the test if any
+ * of them reached the log.
+ */
+export class TestHub {
+  readonly logs: string[] = [];
+  readonly secrets = new Set<string>();
+  url = "";
+  private child: ChildProcess | null = null;
+  private exit: Promise<number | null> = Promise.resolve(null);
+
+  constructor(
+    readonly dialect: Dialect,
+    readonly dataDir: string,
+    readonly database: TestDatabase,
+    readonly env: Record<string, string>,
+    private readonly ownsStorage: boolean,
+  ) {}
+
+  /** The environment every hubd process of this deployment runs with. */
+  processEnv(): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HUB_DATA_DIR: this.dataDir,
+      HUB_PORT: "0",
+      HUB_LOG_LEVEL: "debug",
+      ...(this.database.url ? { HUB_DATABASE_URL: this.database.url } : {}),
+      ...this.env,
+    };
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub"], {
+      env: this.processEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    this.exit = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+    this.url = await new Promise<string>((resolve, reject) => {
+      let buffered = "";
+      const onData = (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) {
+          this.logs.push(line);
+          const entry = parseJson(line);
+          if (entry?.msg === "listening" && typeof entry.url === "string") resolve(entry.url);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", (chunk: Buffer) => this.logs.push(chunk.toString("utf8")));
+      child.once("exit", (code) =>
+        reject(new Error(`hubd exited with ${code} before listening:\n${this.logs.join("\n")}`)),
+      );
+    });
+  }
+
+  /** Runs an admin command against this deployment's database. */
+  cli(args: string[], stdin = ""): Promise<CliResult> {
+    return runHubd(args, this.processEnv(), stdin);
+  }
+
+  /** Sends a request to the Hub API; `token` becomes a Bearer credential. */
+  request(pathname: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return fetch(`${this.url}${pathname}`, { ...init, headers, body });
+  }
+
+  /** Creates an account through the admin CLI and remembers its password as a secret. */
+  async createUser(handle: string, password = `pw-${handle}-${Math.random().toString(36).slice(2)}`) {
+    const result = await this.cli(
+      ["user", "create", handle, "--email", `${handle}@example.com`, "--password-stdin"],
+      `${password}\n`,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    this.secrets.add(password);
+    return { handle, password };
+  }
+
+  /** Mints a token through the admin CLI and returns its secret (the last line of stdout). */
+  async createToken(handle: string, args: string[] = ["--role", "write"]): Promise<string> {
+    const result = await this.cli([
+      "token",
+      "create",
+      handle,
+      "--name",
+      `t-${Math.random().toString(36).slice(2)}`,
+      ...args,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const secret = result.stdout.trim().split("\n").pop() ?? "";
+    this.secrets.add(secret);
+    return secret;
+  }
+
+  /** Reauthenticates a token with the account password, as token management requires. */
+  async reauthenticate(token: string, password: string): Promise<void> {
+    const response = await this.request("/api/auth/reauthenticate", {
+      method: "POST",
+      token,
+      json: { password },
+    });
+    expect(response.status).toBe(200);
+  }
+
+  /** Sends a signal and waits for the process to exit; returns its exit code. */
+  async signal(signal: NodeJS.Signals): Promise<number | null> {
+    this.child?.kill(signal);
+    return this.exit;
+  }
+
+  /** Stops the process, checks its log held none of the test's secrets, and removes its storage. */
+  async stop(): Promise<void> {
+    if (this.child && this.child.exitCode === null) await this.signal("SIGTERM");
+    const log = this.logs.join("\n");
+    for (const secret of this.secrets) expect(log.includes(secret), "a secret reached the log").toBe(false);
+    if (this.ownsStorage) {
+      await this.database.drop();
+      rmSync(this.dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
+function parseJson(line: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the hubd binary with the given arguments, environment and standard input. */
+export function runHubd(args: string[], env: NodeJS.ProcessEnv, stdin = ""): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [HUBD, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+/** Starts a hub process on a fresh database of the dialect (or sharing another hub's storage). */
+export async function startHub(options: StartOptions = {}): Promise<TestHub> {
+  const { sharing } = options;
+  const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
+  const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
+  const database = sharing?.database ?? (await createTestDatabase(dialect));
+  const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing);
+  await hub.start();
+  return hub;
+}
