@@ -1,0 +1,339 @@
+import { SCOPES, type Scope } from "@hub/api";
+import { describe, expect, it } from "vitest";
+import { decide, ORG_ROLES, type Action, type OrgRole, type Owner, type Resource } from "./authorize.js";
+import type { Credential, Principal } from "./credential.js";
+
+const NOW = new Date("2026-06-01T12:00:00Z");
+const ALICE = "user-alice";
+const ACME = { type: "org" as const, id: "org-acme", handle: "acme" };
+const OTHER = { type: "org" as const, id: "org-other", handle: "other" };
+
+function token(overrides: Partial<Extract<Credential, { type: "access_token" }>> = {}): Credential {
+  return {
+    type: "access_token",
+    tokenId: "tok-1",
+    name: "t",
+    role: "write",
+    scopes: null,
+    organizationId: null,
+    repositories: null,
+    createdAt: NOW.toISOString(),
+    reauthenticatedAt: null,
+    ...overrides,
+  };
+}
+
+const session: Credential = { type: "session", sessionId: "s-1", reauthenticatedAt: null };
+const principal = (credential: Credential): Principal => ({
+  userId: ALICE,
+  handle: "alice",
+  isAdmin: false,
+  credential,
+});
+
+function check(
+  p: Principal | null,
+  action: Action,
+  resource: Resource,
+  membershipRole: OrgRole | null = null,
+) {
+  const decision = decide({
+    principal: p,
+    action,
+    resource,
+    membershipRole,
+    now: NOW,
+    reauthWindowSeconds: 600,
+  });
+  return decision.allowed ? 200 : decision.error.status;
+}
+
+const repo = (owner: Owner, isPrivate: boolean, name = "model"): Resource => ({
+  type: "repository",
+  fullName: `${owner.type === "org" ? owner.handle : "alice"}/${name}`,
+  owner,
+  private: isPrivate,
+});
+const aliceOwner = { type: "user" as const, id: ALICE };
+const bobOwner = { type: "user" as const, id: "user-bob" };
+
+describe("decide: role tokens against the scope each action needs", () => {
+  const expected: Record<"read" | "write" | "admin", Scope[]> = {
+    read: ["repo:read", "inference:run"],
+    write: [...SCOPES],
+    admin: [...SCOPES],
+  };
+  const cases = (["read", "write", "admin"] as const).flatMap((role) =>
+    SCOPES.map((scope) => [role, scope, expected[role].includes(scope) ? 200 : 403] as const),
+  );
+  it.each(cases)("a %s token doing %s on its own account: %i", (role, scope, status) => {
+    expect(check(principal(token({ role })), scope, { type: "account", userId: ALICE })).toBe(status);
+  });
+});
+
+describe("decide: fine-grained tokens hold exactly their scopes", () => {
+  const cases = SCOPES.flatMap((held) =>
+    SCOPES.map((wanted) => [held, wanted, held === wanted ? 200 : 403] as const),
+  );
+  it.each(cases)("a token with %s doing %s: %i", (held, wanted, status) => {
+    expect(
+      check(principal(token({ role: null, scopes: [held] })), wanted, { type: "account", userId: ALICE }),
+    ).toBe(status);
+  });
+});
+
+describe("decide: repositories, visibility and ownership", () => {
+  const write = principal(token({ role: "write" }));
+  const read = principal(token({ role: "read" }));
+  const cases: Array<[string, Principal | null, Action, Resource, OrgRole | null, number]> = [
+    ["anonymous reads a public repo", null, "repo:read", repo(bobOwner, false), null, 200],
+    ["anonymous reads a private repo", null, "repo:read", repo(bobOwner, true), null, 401],
+    ["anonymous writes a public repo", null, "repo:write", repo(bobOwner, false), null, 401],
+    ["owner reads own private repo", read, "repo:read", repo(aliceOwner, true), null, 200],
+    ["owner with read token writes own repo", read, "repo:write", repo(aliceOwner, false), null, 403],
+    ["owner with read token writes own private repo", read, "repo:write", repo(aliceOwner, true), null, 404],
+    ["owner writes own repo", write, "repo:write", repo(aliceOwner, true), null, 200],
+    ["owner deletes own repo", write, "repo:delete", repo(aliceOwner, false), null, 200],
+    ["outsider reads another's private repo", write, "repo:read", repo(bobOwner, true), null, 404],
+    ["outsider writes another's private repo", write, "repo:write", repo(bobOwner, true), null, 404],
+    ["outsider writes another's public repo", write, "repo:write", repo(bobOwner, false), null, 403],
+    [
+      "outsider comments on another's public repo",
+      write,
+      "community:write",
+      repo(bobOwner, false),
+      null,
+      200,
+    ],
+    ["session writes own repo", principal(session), "repo:write", repo(aliceOwner, false), null, 200],
+    ["creates in own namespace", write, "repo:write", { type: "namespace", owner: aliceOwner }, null, 200],
+    [
+      "creates in another's namespace",
+      write,
+      "repo:write",
+      { type: "namespace", owner: bobOwner },
+      null,
+      403,
+    ],
+  ];
+  const orgExpectations: Record<
+    OrgRole | "none",
+    Record<"read" | "write" | "delete" | "create" | "manage", number>
+  > = {
+    none: { read: 404, write: 404, delete: 404, create: 403, manage: 403 },
+    read: { read: 200, write: 403, delete: 403, create: 403, manage: 403 },
+    contributor: { read: 200, write: 403, delete: 403, create: 200, manage: 403 },
+    write: { read: 200, write: 200, delete: 403, create: 200, manage: 403 },
+    admin: { read: 200, write: 200, delete: 200, create: 200, manage: 200 },
+  };
+  for (const role of ["none", ...ORG_ROLES] as const) {
+    const membership = role === "none" ? null : role;
+    const e = orgExpectations[role];
+    cases.push(
+      [`org ${role} reads a private org repo`, write, "repo:read", repo(ACME, true), membership, e.read],
+      [`org ${role} writes a private org repo`, write, "repo:write", repo(ACME, true), membership, e.write],
+      [
+        `org ${role} deletes a private org repo`,
+        write,
+        "repo:delete",
+        repo(ACME, true),
+        membership,
+        e.delete,
+      ],
+      [
+        `org ${role} creates in the org`,
+        write,
+        "repo:write",
+        { type: "namespace", owner: ACME },
+        membership,
+        e.create,
+      ],
+      [
+        `org ${role} manages org webhooks`,
+        write,
+        "webhooks:manage",
+        { type: "organization", id: ACME.id, handle: "acme" },
+        membership,
+        e.manage,
+      ],
+      [`org ${role} reads a public org repo`, write, "repo:read", repo(ACME, false), membership, 200],
+    );
+  }
+  it.each(cases)("%s: %i", (_name, p, action, resource, membership, status) => {
+    expect(check(p, action, resource, membership)).toBe(status);
+  });
+});
+
+describe("decide: token boundaries", () => {
+  const bounded = principal(token({ organizationId: ACME.id }));
+  const granted = principal(
+    token({ role: null, scopes: ["repo:read", "repo:write"], repositories: ["acme/model"] }),
+  );
+  const cases: Array<[string, Principal, Action, Resource, OrgRole | null, number]> = [
+    ["org-bounded token writes inside its org", bounded, "repo:write", repo(ACME, true), "write", 200],
+    [
+      "org-bounded token writes in the user's own repo",
+      bounded,
+      "repo:write",
+      repo(aliceOwner, false),
+      null,
+      403,
+    ],
+    [
+      "org-bounded token reads the user's own private repo",
+      bounded,
+      "repo:read",
+      repo(aliceOwner, true),
+      null,
+      404,
+    ],
+    [
+      "org-bounded token writes in another org it belongs to",
+      bounded,
+      "repo:write",
+      repo(OTHER, false),
+      "admin",
+      403,
+    ],
+    ["org-bounded token reads a public repo elsewhere", bounded, "repo:read", repo(OTHER, false), null, 200],
+    [
+      "org-bounded token manages account keys",
+      bounded,
+      "account:keys",
+      { type: "account", userId: ALICE },
+      null,
+      403,
+    ],
+    [
+      "org-bounded token reads the account",
+      bounded,
+      "account:read",
+      { type: "account", userId: ALICE },
+      null,
+      200,
+    ],
+    ["org-bounded token still needs membership", bounded, "repo:write", repo(ACME, false), "read", 403],
+    ["repo-bounded token writes its granted repo", granted, "repo:write", repo(ACME, false), "write", 200],
+    [
+      "repo-bounded token writes another repo of the org",
+      granted,
+      "repo:write",
+      repo(ACME, false, "other"),
+      "write",
+      403,
+    ],
+    [
+      "repo-bounded token reads another private repo",
+      granted,
+      "repo:read",
+      repo(ACME, true, "other"),
+      "write",
+      404,
+    ],
+    [
+      "repo-bounded token creates a repo",
+      granted,
+      "repo:write",
+      { type: "namespace", owner: ACME },
+      "write",
+      403,
+    ],
+    ["repo-bounded token reads a public repo elsewhere", granted, "repo:read", repo(OTHER, false), null, 200],
+    ["repo-bounded token cannot exceed the account", granted, "repo:write", repo(ACME, false), "read", 403],
+  ];
+  it.each(cases)("%s: %i", (_name, p, action, resource, membership, status) => {
+    expect(check(p, action, resource, membership)).toBe(status);
+  });
+});
+
+describe("decide: account actions", () => {
+  const own = { type: "account" as const, userId: ALICE };
+  const recent = new Date(NOW.getTime() - 60_000).toISOString();
+  const stale = new Date(NOW.getTime() - 11 * 60_000).toISOString();
+  const future = new Date(NOW.getTime() + 60_000).toISOString();
+  const cases: Array<[string, Principal | null, Action, Resource, number]> = [
+    ["anonymous reads an account", null, "account:read", own, 401],
+    ["a read token reads its account", principal(token({ role: "read" })), "account:read", own, 200],
+    [
+      "a token reads another account",
+      principal(token()),
+      "account:read",
+      { type: "account", userId: "user-bob" },
+      403,
+    ],
+    ["tokens managed without reauthentication", principal(token()), "account:manage-tokens", own, 401],
+    [
+      "tokens managed a minute after reauthentication",
+      principal(token({ reauthenticatedAt: recent })),
+      "account:manage-tokens",
+      own,
+      200,
+    ],
+    [
+      "tokens managed eleven minutes after reauthentication",
+      principal(token({ reauthenticatedAt: stale })),
+      "account:manage-tokens",
+      own,
+      401,
+    ],
+    [
+      "a reauthentication time in the future is not trusted",
+      principal(token({ reauthenticatedAt: future })),
+      "account:manage-tokens",
+      own,
+      401,
+    ],
+    [
+      "a session manages tokens after reauthentication",
+      principal({ ...session, reauthenticatedAt: recent }),
+      "account:manage-tokens",
+      own,
+      200,
+    ],
+    [
+      "a fine-grained token manages tokens after reauthentication",
+      principal(token({ role: null, scopes: ["repo:read"], reauthenticatedAt: recent })),
+      "account:manage-tokens",
+      own,
+      200,
+    ],
+    [
+      "a write token revokes a sibling",
+      principal(token()),
+      "account:revoke-token",
+      { type: "token", userId: ALICE, tokenId: "tok-2" },
+      200,
+    ],
+    [
+      "a read token revokes a sibling",
+      principal(token({ role: "read" })),
+      "account:revoke-token",
+      { type: "token", userId: ALICE, tokenId: "tok-2" },
+      403,
+    ],
+    [
+      "a read token revokes itself",
+      principal(token({ role: "read" })),
+      "account:revoke-token",
+      { type: "token", userId: ALICE, tokenId: "tok-1" },
+      200,
+    ],
+    [
+      "a fine-grained token revokes a sibling",
+      principal(token({ role: null, scopes: [...SCOPES] })),
+      "account:revoke-token",
+      { type: "token", userId: ALICE, tokenId: "tok-2" },
+      403,
+    ],
+    [
+      "a token revokes another account's token",
+      principal(token()),
+      "account:revoke-token",
+      { type: "token", userId: "user-bob", tokenId: "tok-9" },
+      404,
+    ],
+  ];
+  it.each(cases)("%s: %i", (_name, p, action, resource, status) => {
+    expect(check(p, action, resource)).toBe(status);
+  });
+});
