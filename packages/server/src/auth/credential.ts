@@ -27,6 +27,7 @@ export type Credential = TokenCredential | SessionCredential;
 export interface Principal {
   userId: string;
   handle: string;
+  fullname: string;
   isAdmin: boolean;
   credential: Credential;
 }

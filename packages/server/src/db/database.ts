@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import Sqlite from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Transaction } from "kysely";
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDatabase,
+  type Transaction,
+} from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -23,7 +30,36 @@ export function openDatabase(config: DatabaseConfig): Db {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and preparing is most of SQLite's cost for
+ * small queries. The hub issues a bounded set of distinct SQL strings, so
+ * prepared statements are kept and reused (least recently used are dropped).
+ * Reuse is safe because better-sqlite3 runs each statement to completion synchronously.
+ */
+function withStatementCache(sqlite: Sqlite.Database): SqliteDatabase {
+  const statements = new Map<string, Sqlite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      let statement = statements.get(sqlText);
+      if (statement) {
+        statements.delete(sqlText);
+      } else {
+        statement = sqlite.prepare(sqlText);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+      }
+      statements.set(sqlText, statement);
+      return statement;
+    },
+  };
 }
 
 /** Brings the schema to the newest migration; safe to run from several processes at start. */

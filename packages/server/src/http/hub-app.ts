@@ -40,6 +40,7 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
+    disableRequestLogging: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook("onRequest", async (request, reply) => {
@@ -48,6 +49,26 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     reply.header("cache-control", "no-store");
   });
   installErrorHandling(app);
+  // One access-log line per request, written when the response is done.
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      "request",
+    );
+  });
+  // While shutting down, answer in-flight requests with Connection: close so keep-alive clients let go.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -88,15 +88,12 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
 
     /** The identity record of whoami-v2; whoami omits `auth.accessToken.createdAt`. */
     async identity(principal: Principal): Promise<WhoamiV2> {
-      const [user, memberships] = await Promise.all([
-        requireUser(principal.userId),
-        orgsRepository.membershipsOfUser(db, principal.userId),
-      ]);
+      const memberships = await orgsRepository.membershipsOfUser(db, principal.userId);
       const accessToken = accessTokenSummary(principal);
       return {
         type: "user",
-        name: user.handle,
-        fullname: user.fullname,
+        name: principal.handle,
+        fullname: principal.fullname,
         orgs: memberships.map((m) => ({
           type: "org",
           name: m.handle,

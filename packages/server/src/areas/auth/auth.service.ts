@@ -70,7 +70,13 @@ export function createAuthService({
         sessionId: row.id,
         reauthenticatedAt: row.reauthenticated_at,
       };
-      return { userId: row.user_id, handle: row.handle, isAdmin: row.is_admin === 1, credential };
+      return {
+        userId: row.user_id,
+        handle: row.handle,
+        fullname: row.fullname,
+        isAdmin: row.is_admin === 1,
+        credential,
+      };
     },
 
     /** Marks the calling credential as recently reauthenticated once the password checks out. */

@@ -10,7 +10,7 @@ export const sessionsRepository = {
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
       .selectAll("sessions")
-      .select(["users.handle", "users.is_admin"])
+      .select(["users.handle", "users.fullname", "users.is_admin"])
       .where("sessions.secret_hash", "=", secretHash)
       .executeTakeFirst(),
 

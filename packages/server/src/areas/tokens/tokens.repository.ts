@@ -23,7 +23,7 @@ export const tokensRepository = {
       .selectFrom("access_tokens")
       .innerJoin("users", "users.id", "access_tokens.user_id")
       .selectAll("access_tokens")
-      .select(["users.handle", "users.is_admin"])
+      .select(["users.handle", "users.fullname", "users.is_admin"])
       .where("access_tokens.secret_hash", "=", secretHash)
       .executeTakeFirst(),
 

@@ -158,7 +158,13 @@ export function createTokensService({ db, clock, secretPrefix }: TokensServiceDe
         createdAt: row.created_at,
         reauthenticatedAt: row.reauthenticated_at,
       };
-      return { userId: row.user_id, handle: row.handle, isAdmin: row.is_admin === 1, credential };
+      return {
+        userId: row.user_id,
+        handle: row.handle,
+        fullname: row.fullname,
+        isAdmin: row.is_admin === 1,
+        credential,
+      };
     },
 
     markReauthenticated: (tokenId: string) =>

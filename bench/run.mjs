@@ -1,0 +1,4 @@
+// Runs every benchmark; each prints its own figures and ratio against a reference measured in the same run.
+import { benchWhoami } from "./whoami.mjs";
+
+await benchWhoami();

@@ -1,0 +1,69 @@
+// GET /api/whoami with a valid token through a real hub, against a bare Fastify handler, in one run.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { load, printComparison, startServer } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
+
+export async function benchWhoami({ duration = 10, connections = 10 } = {}) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "hub-bench-"));
+  const env = {
+    PATH: process.env.PATH,
+    HUB_DATA_DIR: dataDir,
+    HUB_PORT: "0",
+    HUB_RATE_LIMIT: "1000000000",
+    ...(process.env.HUB_DATABASE_URL ? { HUB_DATABASE_URL: process.env.HUB_DATABASE_URL } : {}),
+  };
+  execFileSync(
+    process.execPath,
+    [hubd, "user", "create", "bench", "--email", "bench@example.com", "--password-stdin"],
+    {
+      env,
+      input: "bench-password\n",
+    },
+  );
+  const token = execFileSync(
+    process.execPath,
+    [hubd, "token", "create", "bench", "--name", "bench", "--role", "read"],
+    { env },
+  )
+    .toString()
+    .trim()
+    .split("\n")
+    .pop();
+
+  const hub = await startServer(hubd, ["serve", "--only", "hub"], {
+    ...env,
+    HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
+  });
+  const bare = await startServer(path.join(here, "bare-server.mjs"), [], { PATH: process.env.PATH });
+  try {
+    const bareResult = await load(bare.url, { duration, connections });
+    const hubResult = await load(`${hub.url}/api/whoami`, {
+      headers: { authorization: `Bearer ${token}` },
+      duration,
+      connections,
+    });
+    const ratio = hubResult.rps / bareResult.rps;
+    printComparison(
+      `GET /api/whoami (token, ${env.HUB_DATABASE_URL ? "PostgreSQL" : "SQLite"}) vs a bare Fastify handler, ${connections} connections, ${duration}s`,
+      [
+        ["bare Fastify handler", bareResult],
+        ["hub /api/whoami", hubResult],
+      ],
+      ratio,
+      ">= 0.50 of the bare handler's throughput",
+    );
+    return { ratio, hub: hubResult, bare: bareResult };
+  } finally {
+    await hub.stop();
+    await bare.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchWhoami();

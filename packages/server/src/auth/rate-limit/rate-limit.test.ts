@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHub, type TestHub } from "../../test-support/hub-process.js";
+import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
+import { rateLimitHeaders } from "./rate-limiter.js";
+
+const remainingOf = (response: Response) =>
+  Number(/r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
+
+describe("one quota shared by two hub processes through Redis", () => {
+  let first: TestHub;
+  let second: TestHub;
+  let token: string;
+
+  beforeAll(async () => {
+    const env = {
+      HUB_REDIS_URL: "redis://127.0.0.1:6379",
+      HUB_REDIS_PREFIX: `hub-test-${randomBytes(4).toString("hex")}:`,
+      HUB_RATE_LIMIT: "10",
+      HUB_RATE_LIMIT_WINDOW: "3600",
+    };
+    first = await startHub({ dialect: "postgres", env });
+    second = await startHub({ sharing: first });
+    await first.createUser("alice");
+    token = await first.createToken("alice");
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+  });
+
+  it("counts requests to either process against the same bucket", async () => {
+    const seen: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const response = await (i % 2 === 0 ? first : second).request("/api/whoami", { token });
+      expect(response.status).toBe(200);
+      seen.push(remainingOf(response));
+    }
+    expect(seen).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    for (const hub of [first, second]) {
+      const response = await hub.request("/api/whoami", { token });
+      expect(response.status).toBe(429);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe("the in-memory limiter", () => {
+  it("starts a new window on the clock's window boundary", async () => {
+    let now = 1_000_000_000_000;
+    const config = { limit: 2, windowSeconds: 60 };
+    const limiter = createMemoryRateLimiter(config, () => now);
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    expect((await limiter.hit("a")).allowed).toBe(true);
+    const third = await limiter.hit("a");
+    expect(third.allowed).toBe(false);
+    expect(rateLimitHeaders(config, third)["retry-after"]).toBe(String(third.resetSeconds));
+    expect((await limiter.hit("b")).allowed).toBe(true);
+    now += third.resetSeconds * 1000;
+    const fresh = await limiter.hit("a");
+    expect(fresh).toMatchObject({ allowed: true, remaining: 1 });
+  });
+});
