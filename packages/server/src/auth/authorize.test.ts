@@ -27,6 +27,7 @@ const session: Credential = { type: "session", sessionId: "s-1", reauthenticated
 const principal = (credential: Credential): Principal => ({
   userId: ALICE,
   handle: "alice",
+  fullname: "Alice",
   isAdmin: false,
   credential,
 });

@@ -1,5 +1,14 @@
+import type { ApiError, Health } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHub, type TestHub } from "../test-support/hub-process.js";
+/** The parts of the OpenAPI document the test reads. */
+interface OpenApiDocument {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, { operationId: string }>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[] }> };
+}
+
+import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 
 describe("conventions shared by every Hub operation", () => {
   let hub: TestHub;
@@ -15,7 +24,7 @@ describe("conventions shared by every Hub operation", () => {
   it("serves health without a token and without metering it", async () => {
     const response = await hub.request("/api/health");
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ status: "ok" });
+    expect(await readJson<Health>(response)).toMatchObject({ status: "ok" });
     expect(response.headers.get("ratelimit")).toBeNull();
   });
 
@@ -28,7 +37,7 @@ describe("conventions shared by every Hub operation", () => {
       const response = await hub.request(path, { method, token });
       expect(response.status).toBe(404);
       expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-      const body = await response.json();
+      const body = await readJson<ApiError>(response);
       expect(Object.keys(body).sort()).toEqual(["code", "error"]);
       expect(body.code).toBe("route_not_found");
     }
@@ -42,7 +51,7 @@ describe("conventions shared by every Hub operation", () => {
         body: JSON.stringify({ username: "alice", password: "x" }),
       });
       expect(response.status).toBe(415);
-      const body = await response.json();
+      const body = await readJson<ApiError>(response);
       expect(body.code).toBe("unsupported_media_type");
       expect(body.error).toMatch(/application\/json/);
     }
@@ -56,7 +65,7 @@ describe("conventions shared by every Hub operation", () => {
         body,
       });
       expect(response.status).toBe(400);
-      expect(typeof (await response.json()).error).toBe("string");
+      expect(typeof (await readJson<ApiError>(response)).error).toBe("string");
     }
   });
 
@@ -95,14 +104,14 @@ describe("conventions shared by every Hub operation", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(last.headers.get("ratelimit")).toMatch(/^"hub";r=0;t=\d+$/);
     expect(last.headers.get("ratelimit-policy")).toBe('"hub";q=40;w=3600');
-    expect((await last.json()).code).toBe("rate_limited");
+    expect((await readJson<ApiError>(last)).code).toBe("rate_limited");
     expect((await hub.request("/api/whoami", { token: other })).status).toBe(200);
   });
 
   it("publishes an OpenAPI 3.1.0 document generated from the route schemas", async () => {
     const response = await hub.request("/api/openapi.json");
     expect(response.status).toBe(200);
-    const doc = await response.json();
+    const doc = await readJson<OpenApiDocument>(response);
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
     const operations = new Map<
@@ -122,11 +131,11 @@ describe("conventions shared by every Hub operation", () => {
     ]) {
       expect(operations.has(id), id).toBe(true);
     }
-    expect(doc.paths["/api/me/tokens/{tokenId}"].delete.operationId).toBe("account_tokens_revoke");
+    expect(doc.paths["/api/me/tokens/{tokenId}"]?.delete?.operationId).toBe("account_tokens_revoke");
     expect(operations.get("account_tokens_list")?.security).toEqual([{ bearer: [] }]);
     expect(operations.get("health")?.security).toEqual([]);
     expect(doc.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" });
-    expect(doc.components.schemas.Error.required).toEqual(["error", "code"]);
+    expect(doc.components.schemas.Error?.required).toEqual(["error", "code"]);
     const created = operations.get("account_tokens_create");
     expect(JSON.stringify(created?.requestBody)).toContain(
       "^[a-z0-9][a-z0-9._-]{0,62}/[a-z0-9][a-z0-9._-]{0,95}$",

@@ -184,3 +184,8 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   await hub.start();
   return hub;
 }
+
+/** A response body read as the API type the test expects it to be. */
+export function readJson<T>(response: Response): Promise<T> {
+  return response.json() as Promise<T>;
+}

@@ -1,6 +1,7 @@
+import type { ApiError, LoginResponse, Me, ReauthenticateResponse, Whoami, WhoamiV2 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
-import { startHub, type TestHub } from "../../test-support/hub-process.js";
+import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
 describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialect) => {
   let hub: TestHub;
@@ -35,7 +36,7 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
   it("whoami returns exactly the identity record", async () => {
     const response = await hub.request("/api/whoami", { token });
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = await readJson<Whoami>(response);
     expect(body).toEqual({
       type: "user",
       name: "alice",
@@ -57,23 +58,24 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
   });
 
   it("whoami-v2 adds the token's creation time that Hugging Face clients read", async () => {
-    const body = await (await hub.request("/api/whoami-v2", { token })).json();
+    const body = await readJson<WhoamiV2>(await hub.request("/api/whoami-v2", { token }));
     expect(body.name).toBe("alice");
-    expect(Date.parse(body.auth.accessToken.createdAt)).toBeGreaterThan(Date.now() - 120_000);
-    expect(body.auth.accessToken.createdAt).toMatch(/Z$/);
+    const createdAt = body.auth.accessToken?.createdAt ?? "";
+    expect(Date.parse(createdAt)).toBeGreaterThan(Date.now() - 120_000);
+    expect(createdAt).toMatch(/Z$/);
   });
 
   it("membership changes show on the next request", async () => {
     expect((await hub.cli(["org", "add-member", "acme", "alice", "--role", "admin"])).code).toBe(0);
-    const body = await (await hub.request("/api/whoami", { token })).json();
-    expect(body.orgs.find((o: { name: string }) => o.name === "acme").roleInOrg).toBe("admin");
+    const body = await readJson<Whoami>(await hub.request("/api/whoami", { token }));
+    expect(body.orgs.find((o) => o.name === "acme")?.roleInOrg).toBe("admin");
     expect((await hub.cli(["org", "add-member", "acme", "alice", "--role", "write"])).code).toBe(0);
   });
 
   it("/api/me returns the private account context", async () => {
     const response = await hub.request("/api/me", { token });
     expect(response.status).toBe(200);
-    const me = await response.json();
+    const me = await readJson<Me>(response);
     expect(me).toMatchObject({
       type: "user",
       name: "alice",
@@ -96,7 +98,7 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
 
   it("answers 401 with a Bearer challenge without a credential or with a bad one", async () => {
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { authorization: "Bearer hf_notarealtoken" },
       { authorization: "Basic Zm9v" },
       { authorization: "Token abc" },
@@ -104,7 +106,7 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
       const response = await hub.request("/api/whoami", { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
-      const body = await response.json();
+      const body = await readJson<ApiError>(response);
       expect(typeof body.error).toBe("string");
       expect(["unauthenticated", "invalid_token"]).toContain(body.code);
     }
@@ -122,7 +124,7 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
       json: { username: "alice", password: "wrong-password" },
     });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).code).toBe("invalid_credentials");
+    expect((await readJson<ApiError>(wrong)).code).toBe("invalid_credentials");
     const unknown = await hub.request("/api/auth/login", {
       method: "POST",
       json: { username: "nobody", password: "whatever1" },
@@ -134,13 +136,13 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
       json: { username: "ALICE@example.com", password: alice.password },
     });
     expect(login.status).toBe(200);
-    expect((await login.json()).name).toBe("alice");
+    expect((await readJson<LoginResponse>(login)).name).toBe("alice");
     const setCookie = login.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/^hub_session=[0-9A-Za-z]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
     const cookie = setCookie.split(";")[0] ?? "";
     hub.secrets.add(cookie.split("=")[1] ?? "");
 
-    const whoami = await (await hub.request("/api/whoami", { headers: { cookie } })).json();
+    const whoami = await readJson<Whoami>(await hub.request("/api/whoami", { headers: { cookie } }));
     expect(whoami.auth).toEqual({ type: "session" });
     // A fresh sign-in counts as a reauthentication, so the session may manage tokens at once.
     expect((await hub.request("/api/me/tokens", { headers: { cookie } })).status).toBe(200);
@@ -150,7 +152,7 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
     expect(logout.headers.get("set-cookie")).toMatch(/hub_session=; .*Max-Age=0/);
     const after = await hub.request("/api/whoami", { headers: { cookie } });
     expect(after.status).toBe(401);
-    expect((await after.json()).code).toBe("invalid_session");
+    expect((await readJson<ApiError>(after)).code).toBe("invalid_session");
   });
 
   it("reauthentication marks only the credential that made it", async () => {
@@ -162,14 +164,14 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
       json: { password: alice.password },
     });
     expect(response.status).toBe(200);
-    const { reauthenticatedUntil } = await response.json();
+    const { reauthenticatedUntil } = await readJson<ReauthenticateResponse>(response);
     const minutes = (Date.parse(reauthenticatedUntil) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(9);
     expect(minutes).toBeLessThanOrEqual(10);
     expect((await hub.request("/api/me/tokens", { token: first })).status).toBe(200);
     expect((await hub.request("/api/me/tokens", { token: second })).status).toBe(401);
-    const me = await (await hub.request("/api/me", { token: first })).json();
-    expect(Date.parse(me.auth.reauthenticatedUntil)).toBeGreaterThan(Date.now());
+    const me = await readJson<Me>(await hub.request("/api/me", { token: first }));
+    expect(Date.parse(me.auth.reauthenticatedUntil ?? "")).toBeGreaterThan(Date.now());
   });
 
   it("rejects reauthentication with a bad body", async () => {
