@@ -1,5 +1,24 @@
 import type { DbOrTx } from "../../db/database.js";
+import { preparedQuery } from "../../db/prepared-query.js";
 import type { MembershipRow, OrganizationRow } from "../../db/schema.js";
+
+const membershipsOfUser = preparedQuery(
+  (db: DbOrTx, userId: string) =>
+    db
+      .selectFrom("memberships")
+      .innerJoin("organizations", "organizations.id", "memberships.organization_id")
+      .select([
+        "organizations.id",
+        "organizations.handle",
+        "organizations.fullname",
+        "organizations.plan",
+        "memberships.role",
+        "memberships.created_at as joined_at",
+      ])
+      .where("memberships.user_id", "=", userId)
+      .orderBy("organizations.handle"),
+  1,
+);
 
 /** SQL for organizations and their memberships. */
 export const orgsRepository = {
@@ -29,19 +48,5 @@ export const orgsRepository = {
     )?.role ?? null,
 
   /** The organizations a user belongs to, with the user's role, ordered by handle. */
-  membershipsOfUser: (db: DbOrTx, userId: string) =>
-    db
-      .selectFrom("memberships")
-      .innerJoin("organizations", "organizations.id", "memberships.organization_id")
-      .select([
-        "organizations.id",
-        "organizations.handle",
-        "organizations.fullname",
-        "organizations.plan",
-        "memberships.role",
-        "memberships.created_at as joined_at",
-      ])
-      .where("memberships.user_id", "=", userId)
-      .orderBy("organizations.handle")
-      .execute(),
+  membershipsOfUser: (db: DbOrTx, userId: string) => membershipsOfUser(db, userId),
 };

@@ -1,5 +1,17 @@
 import type { DbOrTx } from "../../db/database.js";
+import { preparedQuery } from "../../db/prepared-query.js";
 import type { AccessTokenRow } from "../../db/schema.js";
+
+const findBySecretHash = preparedQuery(
+  (db: DbOrTx, secretHash: string) =>
+    db
+      .selectFrom("access_tokens")
+      .innerJoin("users", "users.id", "access_tokens.user_id")
+      .selectAll("access_tokens")
+      .select(["users.handle", "users.fullname", "users.is_admin"])
+      .where("access_tokens.secret_hash", "=", secretHash),
+  1,
+);
 
 /** SQL for access tokens. Secrets are never stored, only their SHA-256 digest. */
 export const tokensRepository = {
@@ -17,15 +29,8 @@ export const tokensRepository = {
       .orderBy("access_tokens.id")
       .execute(),
 
-  /** The token and its account, by the digest of the presented secret. */
-  findBySecretHash: (db: DbOrTx, secretHash: string) =>
-    db
-      .selectFrom("access_tokens")
-      .innerJoin("users", "users.id", "access_tokens.user_id")
-      .selectAll("access_tokens")
-      .select(["users.handle", "users.fullname", "users.is_admin"])
-      .where("access_tokens.secret_hash", "=", secretHash)
-      .executeTakeFirst(),
+  /** The token and its account, by the digest of the presented secret: every authenticated request runs it. */
+  findBySecretHash: async (db: DbOrTx, secretHash: string) => (await findBySecretHash(db, secretHash))[0],
 
   delete: async (db: DbOrTx, userId: string, tokenId: string) =>
     (
