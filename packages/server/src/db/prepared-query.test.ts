@@ -21,18 +21,19 @@ describe.each(DIALECTS)("preparedQuery on %s", (dialect) => {
           },
     );
     await migrateToLatest(db);
-    for (const [id, plan] of [
+    const plans: Array<[string, string]> = [
       ["o1", "team"],
       ["o2", "free"],
       ["o3", "team"],
-    ]) {
+    ];
+    for (const [id, plan] of plans) {
       await db
         .insertInto("organizations")
         .values({
           id,
           handle: `h-${id}`,
           fullname: `Org ${id}`,
-          plan: plan ?? "",
+          plan,
           created_at: "2026-01-01T00:00:00.000Z",
         })
         .execute();
