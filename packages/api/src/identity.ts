@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TProperties } from "@sinclair/typebox";
 import { ScopeSchema, TokenRoleSchema } from "./scopes.js";
 import { TOKEN_KINDS } from "./tokens.js";
 
@@ -18,43 +18,34 @@ const accessTokenProperties = {
 
 const AuthType = Type.Union([Type.Literal("access_token"), Type.Literal("session")]);
 
+/** The identity record's shape, given what its access-token summary holds. */
+function identityRecord<T extends TProperties>(accessToken: T, title: string) {
+  return Type.Object(
+    {
+      type: Type.Literal("user"),
+      name: Type.String(),
+      fullname: Type.String(),
+      orgs: Type.Array(OrgSummary),
+      auth: Type.Object({
+        type: AuthType,
+        accessToken: Type.Optional(Type.Object(accessToken)),
+      }),
+    },
+    { title },
+  );
+}
+
 /** The identity record of `GET /api/whoami`: namespace identity, org summaries and the active credential. */
-export const Whoami = Type.Object(
-  {
-    type: Type.Literal("user"),
-    name: Type.String(),
-    fullname: Type.String(),
-    orgs: Type.Array(OrgSummary),
-    auth: Type.Object({
-      type: AuthType,
-      accessToken: Type.Optional(Type.Object(accessTokenProperties)),
-    }),
-  },
-  { title: "Whoami" },
-);
+export const Whoami = identityRecord(accessTokenProperties, "Whoami");
 export type Whoami = Static<typeof Whoami>;
 
 /**
  * `GET /api/whoami-v2`: the same record plus `auth.accessToken.createdAt`, which the
  * Hugging Face JavaScript client always reads.
  */
-export const WhoamiV2 = Type.Object(
-  {
-    type: Type.Literal("user"),
-    name: Type.String(),
-    fullname: Type.String(),
-    orgs: Type.Array(OrgSummary),
-    auth: Type.Object({
-      type: AuthType,
-      accessToken: Type.Optional(
-        Type.Object({
-          ...accessTokenProperties,
-          createdAt: Type.String({ format: "date-time" }),
-        }),
-      ),
-    }),
-  },
-  { title: "WhoamiV2" },
+export const WhoamiV2 = identityRecord(
+  { ...accessTokenProperties, createdAt: Type.String({ format: "date-time" }) },
+  "WhoamiV2",
 );
 export type WhoamiV2 = Static<typeof WhoamiV2>;
 

@@ -31,3 +31,22 @@ export interface Principal {
   isAdmin: boolean;
   credential: Credential;
 }
+
+/** The account columns every credential lookup joins in. */
+export interface AccountColumns {
+  user_id: string;
+  handle: string;
+  fullname: string;
+  is_admin: number;
+}
+
+/** Who is calling, from the account row a credential lookup returned. */
+export function principalFor(account: AccountColumns, credential: Credential): Principal {
+  return {
+    userId: account.user_id,
+    handle: account.handle,
+    fullname: account.fullname,
+    isAdmin: account.is_admin === 1,
+    credential,
+  };
+}

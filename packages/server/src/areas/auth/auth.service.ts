@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Principal, SessionCredential } from "../../auth/credential.js";
+import { principalFor, type Principal, type SessionCredential } from "../../auth/credential.js";
 import { verifyPassword } from "../../auth/passwords.js";
 import { digestsEqual, hashSecret, randomBase62 } from "../../auth/secrets.js";
 import type { Db } from "../../db/database.js";
@@ -70,13 +70,7 @@ export function createAuthService({
         sessionId: row.id,
         reauthenticatedAt: row.reauthenticated_at,
       };
-      return {
-        userId: row.user_id,
-        handle: row.handle,
-        fullname: row.fullname,
-        isAdmin: row.is_admin === 1,
-        credential,
-      };
+      return principalFor(row, credential);
     },
 
     /** Marks the calling credential as recently reauthenticated once the password checks out. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SCOPES, type CreatedToken, type Scope, type TokenMetadata, type TokenRole } from "@hub/api";
-import type { TokenCredential } from "../../auth/credential.js";
+import { principalFor, type TokenCredential } from "../../auth/credential.js";
 import { ROLE_SCOPES, roleOfScopes } from "../../auth/scopes.js";
 import { digestsEqual, hashSecret, randomBase62 } from "../../auth/secrets.js";
 import type { Db } from "../../db/database.js";
@@ -158,13 +158,7 @@ export function createTokensService({ db, clock, secretPrefix }: TokensServiceDe
         createdAt: row.created_at,
         reauthenticatedAt: row.reauthenticated_at,
       };
-      return {
-        userId: row.user_id,
-        handle: row.handle,
-        fullname: row.fullname,
-        isAdmin: row.is_admin === 1,
-        credential,
-      };
+      return principalFor(row, credential);
     },
 
     markReauthenticated: (tokenId: string) =>
