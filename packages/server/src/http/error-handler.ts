@@ -12,8 +12,8 @@ export function toHubError(err: FastifyError): HubError {
     return new HubError(
       400,
       "validation_failed",
-      describeValidationError(first as never, context),
-      fieldOf(first as never) || undefined,
+      describeValidationError(first, context),
+      fieldOf(first) || undefined,
     );
   }
   switch (err.code) {

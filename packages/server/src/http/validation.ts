@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
 
@@ -17,10 +17,18 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   return ({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : stringAjv).compile(schema as object);
 }
 
+/** What the error renderer reads of an Ajv error (Fastify passes them through as they are). */
+export interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
 /** The request field an Ajv error is about, as a dotted path. */
-export function fieldOf(error: ErrorObject): string {
+export function fieldOf(error: ValidationIssue): string {
   const path = error.instancePath.split("/").filter(Boolean).join(".");
-  const params = error.params as Record<string, unknown>;
+  const { params } = error;
   const child =
     (typeof params.missingProperty === "string" && params.missingProperty) ||
     (typeof params.additionalProperty === "string" && params.additionalProperty) ||
@@ -29,9 +37,9 @@ export function fieldOf(error: ErrorObject): string {
 }
 
 /** A sentence that names the field, the rule it broke, and what to send instead. */
-export function describeValidationError(error: ErrorObject, context: string): string {
+export function describeValidationError(error: ValidationIssue, context: string): string {
   const field = fieldOf(error) || context;
-  const params = error.params as Record<string, unknown>;
+  const { params } = error;
   switch (error.keyword) {
     case "required":
       return `The ${context} field "${field}" is required.`;

@@ -1,7 +1,13 @@
-import { Redis } from "ioredis";
+import { Redis, type Result } from "ioredis";
 import type { Logger } from "pino";
 import type { RateLimitConfig } from "../../config.js";
 import { stateOf, windowAt, type RateLimiter } from "./rate-limiter.js";
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    hubRateLimitHit(key: string, ttlMs: number): Result<number, Context>;
+  }
+}
 
 /** Counts in one round trip; the key names its window, so expiry only cleans up. */
 const HIT_SCRIPT = `
@@ -23,15 +29,11 @@ export function createRedisRateLimiter(
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   redis.on("error", (err: Error) => logger.warn({ err: err.message }, "rate limiter cannot reach Redis"));
   redis.defineCommand("hubRateLimitHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
-  const hit = (redis as unknown as Record<string, (key: string, ttl: number) => Promise<number>>)
-    .hubRateLimitHit;
-  if (!hit) throw new Error("Redis rate-limit script could not be registered.");
   return {
     async hit(bucket) {
       const { index, resetSeconds } = windowAt(config, Date.now());
       try {
-        const count = await hit.call(
-          redis,
+        const count = await redis.hubRateLimitHit(
           `${prefix}ratelimit:${index}:${bucket}`,
           config.windowSeconds * 1000 + 1000,
         );
