@@ -3,3 +3,4 @@ export * from "./scopes.js";
 export * from "./tokens.js";
 export * from "./identity.js";
 export * from "./auth.js";
+export * from "./repos.js";

@@ -20,6 +20,12 @@ export interface Config {
   redisUrl: string | null;
   redisPrefix: string;
   publicUrl: string;
+  /** Base URL of git over HTTPS as clients see it. */
+  gitPublicUrl: string;
+  /** SSH address as clients see it, `ssh://git@host:port`. */
+  sshPublicUrl: string;
+  /** Largest blob a push may carry outside LFS, in bytes. */
+  maxGitBlobBytes: number;
   tokenPrefix: string;
   reauthWindowSeconds: number;
   sessionTtlSeconds: number;
@@ -62,16 +68,18 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   );
 }
 
-function publicUrl(env: Env, host: string, port: number): string {
-  const raw = env.HUB_PUBLIC_URL ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+function publicUrl(env: Env, name: string, fallback: string, protocols: string[]): string {
+  const raw = env[name] || fallback;
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(`HUB_PUBLIC_URL must be an absolute http(s) URL; got "${raw}".`);
+    throw new ConfigError(`${name} must be an absolute URL; got "${raw}".`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new ConfigError(`HUB_PUBLIC_URL must use http or https; got "${raw}".`);
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(
+      `${name} must use ${protocols.map((p) => p.slice(0, -1)).join(" or ")}; got "${raw}".`,
+    );
   }
   return parsed.href.replace(/\/+$/, "");
 }
@@ -86,6 +94,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     router: integer(env, "HUB_ROUTER_PORT", 8090, 0, 65535),
     ssh: integer(env, "HUB_SSH_PORT", 2222, 0, 65535),
   };
+  const hostForUrl = host.includes(":") ? `[${host}]` : host;
   const tokenPrefix = env.HUB_TOKEN_PREFIX ?? "hf_";
   if (!/^[A-Za-z0-9_]{0,16}$/.test(tokenPrefix)) {
     throw new ConfigError("HUB_TOKEN_PREFIX may hold up to 16 letters, digits or underscores.");
@@ -97,7 +106,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     database: databaseConfig(env, dataDir),
     redisUrl: env.HUB_REDIS_URL || null,
     redisPrefix: env.HUB_REDIS_PREFIX || "hub:",
-    publicUrl: publicUrl(env, host, ports.hub),
+    publicUrl: publicUrl(env, "HUB_PUBLIC_URL", `http://${hostForUrl}:${ports.hub}`, ["http:", "https:"]),
+    gitPublicUrl: publicUrl(env, "HUB_GIT_PUBLIC_URL", `http://${hostForUrl}:${ports.git}`, [
+      "http:",
+      "https:",
+    ]),
+    sshPublicUrl: publicUrl(env, "HUB_SSH_PUBLIC_URL", `ssh://git@${hostForUrl}:${ports.ssh}`, ["ssh:"]),
+    maxGitBlobBytes: integer(env, "HUB_MAX_GIT_BLOB_BYTES", 10 * 1024 * 1024, 1024, 2 ** 40),
     tokenPrefix,
     reauthWindowSeconds: integer(env, "HUB_REAUTH_WINDOW", 600, 10, 86_400),
     sessionTtlSeconds: integer(env, "HUB_SESSION_TTL", 14 * 86_400, 60, 365 * 86_400),

@@ -20,8 +20,28 @@ export const badRequest = (code: string, message: string, field?: string) =>
 
 export const notFound = (message: string) => new HubError(404, "not_found", message);
 
+/** A repository that does not exist or that the caller may not see; Hugging Face clients read the X-Error-Code. */
+export const repoNotFound = (fullName: string) =>
+  new HubError(
+    404,
+    "repo_not_found",
+    `Repository ${fullName} was not found, or you may not see it; check the name and your token.`,
+    undefined,
+    {
+      "x-error-code": "RepoNotFound",
+      "x-error-message": "Repository Not Found",
+    },
+  );
+
 export const unauthenticated = (code: string, message: string) =>
   new HubError(401, code, message, undefined, { "www-authenticate": 'Bearer realm="hub"' });
+
+/** A presented credential the hub does not accept; the Python client keys on this exact X-Error-Message. */
+export const invalidCredentials = (code: string, message: string) =>
+  new HubError(401, code, message, undefined, {
+    "www-authenticate": 'Bearer realm="hub"',
+    "x-error-message": "Invalid credentials in Authorization header",
+  });
 
 export const forbidden = (code: string, message: string) => new HubError(403, code, message);
 

@@ -12,7 +12,9 @@ import type { RateLimiter } from "./auth/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter } from "./auth/rate-limit/redis-rate-limiter.js";
 import type { Config, Surface } from "./config.js";
 import { migrateToLatest, openDatabase } from "./db/database.js";
-import { buildHubApp } from "./http/hub-app.js";
+import { buildGitApp, buildHubApp } from "./http/hub-app.js";
+import { createReposService } from "./areas/repos/repos.service.js";
+import { createRepoStorage } from "./git/repo-storage.js";
 import { loggerOptions } from "./logger.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -40,6 +42,8 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const orgs = createOrgsService({ db, clock });
   const authenticate = createAuthenticator({ tokens, auth });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const storage = createRepoStorage(config.dataDir);
+  const repos = createReposService({ db, storage, clock, config });
   return {
     db,
     logger,
@@ -47,6 +51,8 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     auth,
     account,
     orgs,
+    storage,
+    repos,
     authenticate,
     authorize,
     close: () => db.destroy(),
@@ -56,7 +62,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
 export type Hub = Awaited<ReturnType<typeof createHub>>;
 
 /** The surfaces built so far; the others are started by later areas. */
-const BUILT_SURFACES: readonly Surface[] = ["hub"];
+const SURFACE_BUILDERS: Partial<Record<Surface, typeof buildHubApp>> = { hub: buildHubApp, git: buildGitApp };
 
 /**
  * Starts the requested surfaces, each on its own listener, and stops them
@@ -70,13 +76,16 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
     ? createRedisRateLimiter(config.rateLimit, config.redisUrl, config.redisPrefix, logger)
     : createMemoryRateLimiter(config.rateLimit);
 
+  await hub.storage.installHooks();
+
   const apps: FastifyInstance[] = [];
   for (const surface of surfaces) {
-    if (!BUILT_SURFACES.includes(surface)) {
+    const build = SURFACE_BUILDERS[surface];
+    if (!build) {
       logger.warn({ surface }, "surface not available in this build; skipped");
       continue;
     }
-    const app = await buildHubApp({ ...hub, config, rateLimiter, version: packageJson.version });
+    const app = await build({ ...hub, config, rateLimiter, version: packageJson.version });
     const url = await app.listen({ host: config.host, port: config.ports[surface] });
     logger.info({ surface, url }, "listening");
     apps.push(app);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import type { TokensService } from "../areas/tokens/tokens.service.js";
-import { unauthenticated } from "../errors.js";
+import { invalidCredentials } from "../errors.js";
 import type { Principal } from "./credential.js";
 
 /** The cookie that carries a browser session's secret. */
@@ -39,7 +39,7 @@ export function createAuthenticator({ tokens, auth }: { tokens: TokensService; a
       const secret = presentedToken(headers.authorization);
       const principal = secret ? await tokens.resolve(secret) : null;
       if (!principal) {
-        throw unauthenticated(
+        throw invalidCredentials(
           "invalid_token",
           "The token is invalid, revoked or expired; create a new one and send it as Authorization: Bearer <token>.",
         );
@@ -49,7 +49,7 @@ export function createAuthenticator({ tokens, auth }: { tokens: TokensService; a
     const secret = sessionSecret(headers.cookie);
     if (secret === null) return null;
     const principal = await auth.resolveSession(secret);
-    if (!principal) throw unauthenticated("invalid_session", "Your session has ended; sign in again.");
+    if (!principal) throw invalidCredentials("invalid_session", "Your session has ended; sign in again.");
     return principal;
   };
 }

@@ -1,5 +1,5 @@
 import type { Scope } from "@hub/api";
-import { HubError, forbidden, notFound, unauthenticated } from "../errors.js";
+import { HubError, forbidden, notFound, repoNotFound, unauthenticated } from "../errors.js";
 import type { Credential, Principal } from "./credential.js";
 import { ROLE_SCOPES } from "./scopes.js";
 
@@ -121,8 +121,7 @@ export function decide(input: DecisionInput): Decision {
   }
   const { credential } = principal;
   const hidden = resource.type === "repository" && resource.private;
-  const refuse = (error: HubError) =>
-    deny(hidden ? notFound(`Repository ${resource.fullName} was not found.`) : error);
+  const refuse = (error: HubError) => deny(hidden ? repoNotFound(resource.fullName) : error);
 
   switch (action) {
     case "account:read":

@@ -33,10 +33,13 @@ export interface MembershipRow {
 export interface RepositoryRow {
   id: string;
   owner_id: string;
+  owner_type: string;
   type: string;
   name: string;
   private: number;
+  default_branch: string;
   created_at: string;
+  updated_at: string;
 }
 
 export interface AccessTokenRow {

@@ -7,7 +7,11 @@ import type { AccountService } from "../areas/account/account.service.js";
 import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
+import { reposRoutes } from "../areas/repos/repos.routes.js";
+import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
+import { smartHttpRoutes } from "../git/http/smart-http.js";
+import type { RepoStorage } from "../git/repo-storage.js";
 import type { TokensService } from "../areas/tokens/tokens.service.js";
 import type { Authenticate } from "../auth/authenticate.js";
 import type { Authorize } from "../auth/authorizer.js";
@@ -18,7 +22,7 @@ import { installAccess } from "./access.js";
 import { installErrorHandling } from "./error-handler.js";
 import { createValidatorCompiler } from "./validation.js";
 
-export interface HubAppDeps {
+export interface AppDeps {
   config: Readonly<Config>;
   logger: FastifyBaseLogger;
   db: Db;
@@ -29,10 +33,12 @@ export interface HubAppDeps {
   account: AccountService;
   auth: AuthService;
   tokens: TokensService;
+  repos: ReposService;
+  storage: RepoStorage;
 }
 
-/** Builds the Hub API surface: the pipeline every route shares, then the areas' routes. */
-export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
+/** What every surface shares: request ids, security headers, one access-log line, errors, the access pipeline. */
+async function createApp(deps: AppDeps, options: { openapi: boolean }) {
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -41,6 +47,8 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     return503OnClosing: true,
     disableRequestLogging: true,
+    // Pushes and LFS transfers can take longer than any fixed limit; idle sockets still time out.
+    requestTimeout: 0,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook("onRequest", async (request, reply) => {
@@ -49,7 +57,6 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     reply.header("cache-control", "no-store");
   });
   installErrorHandling(app);
-  // One access-log line per request, written when the response is done.
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
       {
@@ -69,7 +76,35 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
   app.addHook("onSend", async (_request, reply) => {
     if (closing) reply.header("connection", "close");
   });
+  if (options.openapi) await registerOpenApi(app, config);
+  app.addSchema(ApiError);
+  installAccess(app, {
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    rateLimiter: deps.rateLimiter,
+    rateLimit: config.rateLimit,
+  });
+  return app;
+}
 
+function smartHttp(deps: AppDeps) {
+  return smartHttpRoutes({
+    repos: deps.repos,
+    storage: deps.storage,
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    maxGitBlobBytes: deps.config.maxGitBlobBytes,
+  });
+}
+
+/** The git surface: smart HTTP only, on its own listener. */
+export async function buildGitApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = await createApp(deps, { openapi: false });
+  await app.register(smartHttp(deps));
+  return app;
+}
+
+async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>) {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -84,13 +119,12 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     // Shared schemas keep their own names (`Error`) in components.schemas.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  app.addSchema(ApiError);
-  installAccess(app, {
-    authenticate: deps.authenticate,
-    authorize: deps.authorize,
-    rateLimiter: deps.rateLimiter,
-    rateLimit: config.rateLimit,
-  });
+}
+
+/** The Hub API surface, with git's smart HTTP on the same paths as the fallback for remotes on the base URL. */
+export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = await createApp(deps, { openapi: true });
 
   app.get(
     "/api/health",
@@ -131,5 +165,7 @@ export async function buildHubApp(deps: HubAppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
+  await app.register(reposRoutes({ repos: deps.repos }));
+  await app.register(smartHttp(deps));
   return app;
 }

@@ -1,0 +1,106 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** The kinds of repository the hub hosts. */
+export const REPO_TYPES = ["model", "dataset", "space", "mcp"] as const;
+export type RepoType = (typeof REPO_TYPES)[number];
+
+export const RepoTypeSchema = Type.Union(
+  REPO_TYPES.map((type) => Type.Literal(type)),
+  { description: "model, dataset, space or mcp." },
+);
+
+/** `<owner>/<name>`: a lower-case handle, then a lower-case name of up to 96 characters. */
+export const REPO_ID_PATTERN = "^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?/[a-z0-9][a-z0-9._-]{0,95}$";
+
+/** `POST /api/repos`, as the spec gives it. */
+export const CreateRepoRequest = Type.Object(
+  {
+    repo_id: Type.String({ pattern: REPO_ID_PATTERN, description: "`<owner>/<name>`." }),
+    repo_type: Type.Optional(RepoTypeSchema),
+    private: Type.Optional(Type.Boolean({ description: "Defaults to false." })),
+  },
+  { additionalProperties: false, title: "CreateRepoRequest" },
+);
+export type CreateRepoRequest = Static<typeof CreateRepoRequest>;
+
+/** A repository as create returns it: where to browse, clone and push it. */
+export const RepoSummary = Type.Object(
+  {
+    id: Type.String({ description: "`<owner>/<name>`." }),
+    _id: Type.String({ format: "uuid" }),
+    type: RepoTypeSchema,
+    private: Type.Boolean(),
+    url: Type.String({ description: "Web URL." }),
+    git_url: Type.String({ description: "HTTPS clone URL." }),
+    ssh_url: Type.String({ description: "SSH clone URL." }),
+    default_branch: Type.String(),
+    created_at: Type.String({ format: "date-time" }),
+  },
+  { title: "RepoSummary" },
+);
+export type RepoSummary = Static<typeof RepoSummary>;
+
+/**
+ * `POST /api/repos/create`, the shape the Hugging Face clients send. Open: the
+ * clients add fields (sdk, license, resourceGroupId, ...) that the hub ignores.
+ */
+export const HfCreateRepoRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    organization: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    type: Type.Optional(RepoTypeSchema),
+    visibility: Type.Optional(
+      Type.Union([Type.Literal("public"), Type.Literal("private"), Type.Literal("protected")]),
+    ),
+    private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  },
+  { additionalProperties: true, title: "HfCreateRepoRequest" },
+);
+export type HfCreateRepoRequest = Static<typeof HfCreateRepoRequest>;
+
+export const HfCreateRepoResponse = Type.Object(
+  {
+    url: Type.String({ description: "Web URL on the hub's public base URL." }),
+    id: Type.String({ description: "`<owner>/<name>`." }),
+    name: Type.String(),
+  },
+  { title: "HfCreateRepoResponse" },
+);
+export type HfCreateRepoResponse = Static<typeof HfCreateRepoResponse>;
+
+/** A 409 on create still names the repository's URL: the Python client reads it with `exist_ok`. */
+export const RepoConflict = Type.Object(
+  { error: Type.String(), code: Type.String(), url: Type.String() },
+  { title: "RepoConflict" },
+);
+
+/** `DELETE /api/repos/delete`, with a JSON body as the Hugging Face clients send it. */
+export const HfDeleteRepoRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    organization: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    type: Type.Optional(RepoTypeSchema),
+  },
+  { additionalProperties: true, title: "HfDeleteRepoRequest" },
+);
+export type HfDeleteRepoRequest = Static<typeof HfDeleteRepoRequest>;
+
+/** `GET /api/{type}s/{owner}/{name}`: what the Hugging Face clients read of a repository. */
+export const RepoInfo = Type.Object(
+  {
+    _id: Type.String({ format: "uuid" }),
+    id: Type.String({ description: "`<owner>/<name>`." }),
+    author: Type.String(),
+    type: RepoTypeSchema,
+    sha: Type.Union([Type.String(), Type.Null()], { description: "The commit the revision resolves to." }),
+    private: Type.Boolean(),
+    createdAt: Type.String({ format: "date-time" }),
+    lastModified: Type.String({ format: "date-time" }),
+    siblings: Type.Array(Type.Object({ rfilename: Type.String() })),
+  },
+  { title: "RepoInfo" },
+);
+export type RepoInfo = Static<typeof RepoInfo>;
+
+export const RepoPathParams = Type.Object({ owner: Type.String(), name: Type.String() });
+export type RepoPathParams = Static<typeof RepoPathParams>;

@@ -1,0 +1,196 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  ApiErrorRef,
+  CreateRepoRequest,
+  HfCreateRepoRequest,
+  HfCreateRepoResponse,
+  HfDeleteRepoRequest,
+  REPO_TYPES,
+  RepoConflict,
+  RepoInfo,
+  RepoSummary,
+  type RepoType,
+} from "@hub/api";
+import { Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Action } from "../../auth/authorize.js";
+import type { Principal } from "../../auth/credential.js";
+import { HubError } from "../../errors.js";
+import type { Access } from "../../http/access.js";
+import { repoResource, type FoundRepo, type ReposService } from "./repos.service.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The repository a route acts on, loaded by its access declaration. */
+    repository?: FoundRepo;
+  }
+}
+
+/** The repository the access check loaded for this request. */
+export function repositoryOf(request: FastifyRequest): FoundRepo {
+  if (!request.repository) throw new Error("The route declared no repository access.");
+  return request.repository;
+}
+
+/** Access to the repository a request names, loaded once and kept on the request. */
+export function repoAccess(
+  repos: ReposService,
+  action: Action,
+  locate: (
+    request: FastifyRequest,
+    principal: Principal | null,
+  ) => { type: RepoType; owner: string; name: string },
+): Access {
+  return {
+    action,
+    resource: async (request, principal) => {
+      const { type, owner, name } = locate(request, principal);
+      const repo = await repos.findOrHide(principal, type, owner, name);
+      request.repository = repo;
+      return repoResource(repo);
+    },
+  };
+}
+
+/** Answers a create that meets an existing repository: 409 with its URL, which the Python client reads. */
+async function createOrConflict(
+  reply: FastifyReply,
+  repos: ReposService,
+  type: RepoType,
+  fullName: string,
+  create: () => Promise<FoundRepo>,
+) {
+  try {
+    return await create();
+  } catch (err) {
+    if (err instanceof HubError && err.code === "repo_exists") {
+      await reply.status(409).send({ error: err.message, code: err.code, url: repos.webUrl(type, fullName) });
+      return null;
+    }
+    throw err;
+  }
+}
+
+/** The namespace a Hugging Face-shaped body names: its organization, else the caller. */
+function namespaceOf(body: { organization?: string | null }, principal: Principal | null): string {
+  return body.organization || principal?.handle || "";
+}
+
+/** Repository creation, deletion and information, in the spec's shape and in the Hugging Face clients' shape. */
+export function reposRoutes({ repos }: { repos: ReposService }): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      "/api/repos",
+      {
+        schema: {
+          operationId: "repos_create",
+          tags: ["Repositories"],
+          summary: "Create a repository with a first commit holding a default .gitattributes.",
+          body: CreateRepoRequest,
+          response: { 201: RepoSummary, 404: ApiErrorRef, 409: RepoConflict },
+        },
+        config: {
+          access: {
+            action: "repo:write",
+            resource: (request) =>
+              repos.namespace((request.body as CreateRepoRequest).repo_id.split("/")[0] ?? ""),
+          },
+        },
+      },
+      async (request, reply) => {
+        const [owner = "", name = ""] = request.body.repo_id.split("/");
+        const type = request.body.repo_type ?? "model";
+        const repo = await createOrConflict(reply, repos, type, request.body.repo_id, () =>
+          repos.create({ owner, name, type, private: request.body.private ?? false }),
+        );
+        return repo ? reply.status(201).send(repos.summary(repo)) : reply;
+      },
+    );
+
+    app.post(
+      "/api/repos/create",
+      {
+        schema: {
+          operationId: "repos_create_hf",
+          tags: ["Repositories"],
+          summary: "Create a repository (the Hugging Face clients' request shape).",
+          body: HfCreateRepoRequest,
+          response: { 200: HfCreateRepoResponse, 404: ApiErrorRef, 409: RepoConflict },
+        },
+        config: {
+          access: {
+            action: "repo:write",
+            resource: (request, principal) =>
+              repos.namespace(namespaceOf(request.body as HfCreateRepoRequest, principal)),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { body } = request;
+        const owner = namespaceOf(body, request.principal);
+        const type = body.type ?? "model";
+        const isPrivate = body.visibility ? body.visibility !== "public" : body.private === true;
+        const repo = await createOrConflict(reply, repos, type, `${owner}/${body.name}`, () =>
+          repos.create({ owner, name: body.name, type, private: isPrivate }),
+        );
+        return repo
+          ? { url: repos.webUrl(type, repo.fullName), id: repo.fullName, name: repo.fullName }
+          : reply;
+      },
+    );
+
+    app.delete(
+      "/api/repos/delete",
+      {
+        schema: {
+          operationId: "repos_delete",
+          tags: ["Repositories"],
+          summary: "Delete a repository permanently.",
+          body: HfDeleteRepoRequest,
+          response: { 204: { type: "null", description: "Deleted." }, 404: ApiErrorRef },
+        },
+        config: {
+          access: repoAccess(repos, "repo:delete", (request, principal) => {
+            const body = request.body as HfDeleteRepoRequest;
+            return { type: body.type ?? "model", owner: namespaceOf(body, principal), name: body.name };
+          }),
+        },
+      },
+      async (request, reply) => {
+        await repos.remove(repositoryOf(request));
+        return reply.status(204).send();
+      },
+    );
+
+    for (const type of REPO_TYPES) {
+      const params = Type.Object({
+        owner: Type.String(),
+        name: Type.String(),
+        revision: Type.Optional(Type.String()),
+      });
+      const access = repoAccess(repos, "repo:read", (request) => {
+        const { owner, name } = request.params as { owner: string; name: string };
+        return { type, owner, name };
+      });
+      for (const [path, operationId] of [
+        [`/api/${type}s/:owner/:name`, `repos_info_${type}`],
+        [`/api/${type}s/:owner/:name/revision/:revision`, `repos_info_${type}_revision`],
+      ] as const) {
+        app.get(
+          path,
+          {
+            schema: {
+              operationId,
+              tags: ["Repositories"],
+              summary: `Information about a ${type} repository at its default branch or a revision.`,
+              params,
+              response: { 200: RepoInfo, 404: ApiErrorRef },
+            },
+            config: { access },
+          },
+          async (request) => repos.info(repositoryOf(request), request.params.revision),
+        );
+      }
+    }
+  };
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from "node:crypto";
+import type { RepoInfo, RepoSummary, RepoType } from "@hub/api";
+import type { Owner, Resource } from "../../auth/authorize.js";
+import type { Principal } from "../../auth/credential.js";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/database.js";
+import type { RepositoryRow } from "../../db/schema.js";
+import { DEFAULT_GITATTRIBUTES } from "../../git/default-gitattributes.js";
+import type { RepoStorage } from "../../git/repo-storage.js";
+import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../errors.js";
+import { reposRepository } from "./repos.repository.js";
+
+const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
+const DEFAULT_BRANCH = "main";
+
+/** The path prefix of each repository kind in web and git URLs; models have none. */
+export const URL_PREFIX: Record<RepoType, string> = {
+  model: "",
+  dataset: "datasets/",
+  space: "spaces/",
+  mcp: "mcps/",
+};
+
+/** A repository with what access decisions and URLs need. */
+export interface FoundRepo {
+  row: RepositoryRow;
+  owner: Owner & { handle: string };
+  fullName: string;
+  type: RepoType;
+}
+
+/** The authorization resource a repository is. */
+export function repoResource(repo: FoundRepo): Resource {
+  return { type: "repository", fullName: repo.fullName, owner: repo.owner, private: repo.row.private === 1 };
+}
+
+function checkName(name: string): void {
+  if (!NAME_PATTERN.test(name) || name.endsWith(".git") || name.includes("..")) {
+    throw badRequest(
+      "invalid_repo_name",
+      `"${name}" is not a valid repository name: use up to 96 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, without ".." or a ".git" ending.`,
+      "name",
+    );
+  }
+}
+
+export interface ReposServiceDeps {
+  db: Db;
+  storage: RepoStorage;
+  clock: () => Date;
+  config: Pick<Config, "publicUrl" | "gitPublicUrl" | "sshPublicUrl">;
+}
+
+/** Repositories: creation, lookup, deletion and what clients read about them. */
+export function createReposService({ db, storage, clock, config }: ReposServiceDeps) {
+  const webUrl = (type: RepoType, fullName: string) => `${config.publicUrl}/${URL_PREFIX[type]}${fullName}`;
+
+  return {
+    webUrl,
+
+    /** The repository, or null when it does not exist. Says nothing about access. */
+    async find(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
+      const owner = await reposRepository.findOwner(db, ownerHandle);
+      if (!owner) return null;
+      const row = await reposRepository.find(db, owner.id, type, name);
+      return row ? { row, owner, fullName: `${owner.handle}/${row.name}`, type } : null;
+    },
+
+    /**
+     * The repository, for an access check; a missing one answers like a hidden
+     * one (401 anonymous, 404 otherwise), so existence never leaks.
+     */
+    async findOrHide(
+      principal: Principal | null,
+      type: RepoType,
+      ownerHandle: string,
+      name: string,
+    ): Promise<FoundRepo> {
+      const repo = await this.find(type, ownerHandle, name);
+      if (repo) return repo;
+      if (!principal)
+        throw unauthenticated(
+          "unauthenticated",
+          "Sign in to see this repository: send Authorization: Bearer <token>.",
+        );
+      throw repoNotFound(`${ownerHandle}/${name}`);
+    },
+
+    /** The user or organization that would own a new repository. */
+    async namespace(handle: string): Promise<Resource> {
+      const owner = await reposRepository.findOwner(db, handle);
+      if (!owner) throw notFound(`No user or organization is called "${handle}".`);
+      return { type: "namespace", owner };
+    },
+
+    /** Creates a repository with a first commit holding the default `.gitattributes`; the caller was authorized on its namespace. */
+    async create(input: {
+      owner: string;
+      name: string;
+      type: RepoType;
+      private: boolean;
+    }): Promise<FoundRepo> {
+      checkName(input.name);
+      const owner = await reposRepository.findOwner(db, input.owner);
+      if (!owner) throw notFound(`No user or organization is called "${input.owner}".`);
+      const fullName = `${owner.handle}/${input.name}`;
+      if (await reposRepository.find(db, owner.id, input.type, input.name)) {
+        throw new HubError(
+          409,
+          "repo_exists",
+          `Repository ${fullName} already exists; choose another name or use it.`,
+        );
+      }
+      const now = clock().toISOString();
+      const row: RepositoryRow = {
+        id: randomUUID(),
+        owner_id: owner.id,
+        owner_type: owner.type,
+        type: input.type,
+        name: input.name,
+        private: input.private ? 1 : 0,
+        default_branch: DEFAULT_BRANCH,
+        created_at: now,
+        updated_at: now,
+      };
+      // The repository goes on disk first: a crash then leaves an unused directory, never a row without a repository.
+      await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
+      try {
+        await reposRepository.insert(db, row);
+      } catch (err) {
+        await storage.remove(row.id);
+        if (await reposRepository.find(db, owner.id, input.type, input.name)) {
+          throw new HubError(
+            409,
+            "repo_exists",
+            `Repository ${fullName} already exists; choose another name or use it.`,
+          );
+        }
+        throw err;
+      }
+      return { row, owner, fullName, type: input.type };
+    },
+
+    /** Records that the repository changed (a push or a commit landed). */
+    async touch(repo: FoundRepo): Promise<void> {
+      await reposRepository.touch(db, repo.row.id, clock().toISOString());
+    },
+
+    /** Deletes the repository's record, then its data. */
+    async remove(repo: FoundRepo): Promise<void> {
+      await reposRepository.delete(db, repo.row.id);
+      await storage.remove(repo.row.id);
+    },
+
+    summary(repo: FoundRepo): RepoSummary {
+      const path = `${URL_PREFIX[repo.type]}${repo.fullName}`;
+      return {
+        id: repo.fullName,
+        _id: repo.row.id,
+        type: repo.type,
+        private: repo.row.private === 1,
+        url: webUrl(repo.type, repo.fullName),
+        git_url: `${config.gitPublicUrl}/${path}.git`,
+        ssh_url: `${config.sshPublicUrl}/${path}.git`,
+        default_branch: repo.row.default_branch,
+        created_at: repo.row.created_at,
+      };
+    },
+
+    /** What clients read about a repository at a revision (the default branch when none is given). */
+    async info(repo: FoundRepo, revision: string | undefined): Promise<RepoInfo> {
+      const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
+      const sha = await storage.resolveRef(repo.row.id, ref);
+      if (!sha && revision) {
+        throw new HubError(
+          404,
+          "revision_not_found",
+          `Revision ${revision} was not found in ${repo.fullName}.`,
+          undefined,
+          {
+            "x-error-code": "RevisionNotFound",
+            "x-error-message": "Invalid rev id",
+          },
+        );
+      }
+      const files = sha ? await storage.listFiles(repo.row.id, sha) : [];
+      return {
+        _id: repo.row.id,
+        id: repo.fullName,
+        author: repo.owner.handle,
+        type: repo.type,
+        sha,
+        private: repo.row.private === 1,
+        createdAt: repo.row.created_at,
+        lastModified: repo.row.updated_at || repo.row.created_at,
+        siblings: files.map((rfilename) => ({ rfilename })),
+      };
+    },
+  };
+}
+
+export type ReposService = ReturnType<typeof createReposService>;

@@ -1,0 +1,228 @@
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { REPO_TYPES, type RepoType } from "@hub/api";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { Authenticate } from "../../auth/authenticate.js";
+import type { Authorize } from "../../auth/authorizer.js";
+import { HubError } from "../../errors.js";
+import {
+  URL_PREFIX,
+  repoResource,
+  type FoundRepo,
+  type ReposService,
+} from "../../areas/repos/repos.service.js";
+import { gitEnvironment } from "../git-command.js";
+import type { RepoStorage } from "../repo-storage.js";
+
+/** The two smart HTTP services and the access each needs (https://git-scm.com/docs/http-protocol). */
+const SERVICES = {
+  "git-upload-pack": { command: "upload-pack", action: "repo:read" },
+  "git-receive-pack": { command: "receive-pack", action: "repo:write" },
+} as const;
+type Service = keyof typeof SERVICES;
+
+/** Gitea's rule for what may pass from the Git-Protocol header into GIT_PROTOCOL. */
+const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+
+const NO_CACHE = {
+  "cache-control": "no-cache, max-age=0, must-revalidate",
+  expires: "Fri, 01 Jan 1980 00:00:00 GMT",
+  pragma: "no-cache",
+};
+
+function pktLine(text: string): string {
+  return `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
+}
+
+function isService(value: unknown): value is Service {
+  return typeof value === "string" && Object.hasOwn(SERVICES, value);
+}
+
+export interface SmartHttpDeps {
+  repos: ReposService;
+  storage: RepoStorage;
+  authenticate: Authenticate;
+  authorize: Authorize;
+  maxGitBlobBytes: number;
+}
+
+interface RepoParams {
+  owner: string;
+  repo: string;
+}
+
+/**
+ * Git smart HTTP: `info/refs`, `git-upload-pack` and `git-receive-pack` for
+ * every repository kind, served by git's own programs with `--stateless-rpc`
+ * and streamed both ways with backpressure. Errors are plain text, which git
+ * prints to the user as `remote:` lines.
+ */
+export function smartHttpRoutes({
+  repos,
+  storage,
+  authenticate,
+  authorize,
+  maxGitBlobBytes,
+}: SmartHttpDeps): FastifyPluginAsync {
+  /** Sends an error the way git shows it; 401 challenges for Basic credentials so git prompts. */
+  function refuse(reply: FastifyReply, error: HubError): FastifyReply {
+    const headers: Record<string, string> = { "content-type": "text/plain; charset=utf-8" };
+    if (error.status === 401) headers["www-authenticate"] = 'Basic realm="Hub"';
+    return reply.status(error.status).headers(headers).send(`${error.message}\n`);
+  }
+
+  /** The repository if the caller may use the service on it; otherwise the refusal is sent and null returned. */
+  async function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    type: RepoType,
+    service: Service,
+  ): Promise<FoundRepo | null> {
+    const { owner, repo } = request.params as RepoParams;
+    const name = repo.endsWith(".git") ? repo.slice(0, -4) : repo;
+    try {
+      const principal = await authenticate(request.headers);
+      if (service === "git-receive-pack" && !principal) {
+        throw new HubError(
+          401,
+          "unauthenticated",
+          "Pushing needs a token: use it as the password when git asks.",
+        );
+      }
+      const found = await repos.findOrHide(principal, type, owner, name);
+      await authorize(principal, SERVICES[service].action, repoResource(found));
+      return found;
+    } catch (err) {
+      if (!(err instanceof HubError)) throw err;
+      const message =
+        err.status === 404
+          ? `Repository ${owner}/${name} was not found, or your token may not see it.`
+          : err.status === 403 && service === "git-receive-pack"
+            ? `You may not push to ${owner}/${name}: ${err.message}`
+            : err.message;
+      refuse(reply, new HubError(err.status, err.code, message));
+      return null;
+    }
+  }
+
+  /** Runs one git service in the repository, streaming `input` (if any) in and its output to the client. */
+  async function run(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    repo: FoundRepo,
+    service: Service,
+    contentType: string,
+    input: { body: Readable; gzip: boolean } | null,
+    preamble = "",
+  ) {
+    const protocol = request.headers["git-protocol"];
+    const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes) };
+    if (typeof protocol === "string" && GIT_PROTOCOL.test(protocol)) env.GIT_PROTOCOL = protocol;
+    const args = ["-c", `core.hooksPath=${storage.hooksDir}`, SERVICES[service].command, "--stateless-rpc"];
+    if (!input) args.push("--advertise-refs");
+    args.push(".");
+
+    reply.hijack();
+    const res = reply.raw;
+    const child = spawn("git", args, {
+      cwd: storage.pathOf(repo.row.id),
+      env: gitEnvironment(env),
+      stdio: "pipe",
+    });
+    const stderr: Buffer[] = [];
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    res.once("close", () => {
+      if (!res.writableFinished) child.kill("SIGTERM");
+    });
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      ...NO_CACHE,
+      "content-type": contentType,
+    });
+    res.write(preamble);
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    try {
+      await Promise.all([
+        !input
+          ? Promise.resolve(child.stdin.end())
+          : input.gzip
+            ? pipeline(input.body, createGunzip(), child.stdin)
+            : pipeline(input.body, child.stdin),
+        pipeline(child.stdout, res),
+      ]);
+    } catch (err) {
+      request.log.warn(
+        { err: (err as Error).message, service, repo: repo.fullName },
+        "git transfer interrupted",
+      );
+      child.kill("SIGTERM");
+      res.destroy();
+    }
+    const code = await exited;
+    if (code !== 0) {
+      request.log.warn(
+        { service, repo: repo.fullName, code, stderr: Buffer.concat(stderr).toString("utf8").slice(0, 2000) },
+        "git service failed",
+      );
+    } else if (service === "git-receive-pack" && input) {
+      await repos.touch(repo);
+    }
+  }
+
+  return async (app) => {
+    app.addContentTypeParser(
+      ["application/x-git-upload-pack-request", "application/x-git-receive-pack-request"],
+      (_request, payload, done) => done(null, payload),
+    );
+    const config = { access: "public" as const };
+
+    for (const type of REPO_TYPES) {
+      const base = `/${URL_PREFIX[type]}:owner/:repo`;
+
+      app.get(`${base}/info/refs`, { schema: { hide: true }, config }, async (request, reply) => {
+        const service = (request.query as { service?: unknown }).service;
+        if (!isService(service)) {
+          return refuse(
+            reply,
+            new HubError(
+              403,
+              "dumb_http_unsupported",
+              "Only git's smart HTTP protocol is served; use git 1.6.6 or newer.",
+            ),
+          );
+        }
+        const repo = await admit(request, reply, type, service);
+        if (!repo) return reply;
+        const version2 = /(^|:)version=2(:|$)/.test(String(request.headers["git-protocol"] ?? ""));
+        const preamble = version2 ? "" : `${pktLine(`# service=${service}\n`)}0000`;
+        await run(request, reply, repo, service, `application/x-${service}-advertisement`, null, preamble);
+        return reply;
+      });
+
+      for (const service of Object.keys(SERVICES) as Service[]) {
+        app.post(`${base}/${service}`, { schema: { hide: true }, config }, async (request, reply) => {
+          if (request.headers["content-type"] !== `application/x-${service}-request`) {
+            return refuse(
+              reply,
+              new HubError(
+                415,
+                "unsupported_media_type",
+                `Send Content-Type: application/x-${service}-request.`,
+              ),
+            );
+          }
+          const repo = await admit(request, reply, type, service);
+          if (!repo) return reply;
+          const input = {
+            body: request.body as Readable,
+            gzip: request.headers["content-encoding"] === "gzip",
+          };
+          await run(request, reply, repo, service, `application/x-${service}-result`, input);
+          return reply;
+        });
+      }
+    }
+  };
+}

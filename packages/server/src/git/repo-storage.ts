@@ -1,0 +1,125 @@
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runGit } from "./git-command.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The identity the hub commits as when it writes to a repository itself. */
+const HUB_IDENTITY = {
+  GIT_AUTHOR_NAME: "Hub",
+  GIT_AUTHOR_EMAIL: "hub@localhost",
+  GIT_COMMITTER_NAME: "Hub",
+  GIT_COMMITTER_EMAIL: "hub@localhost",
+};
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Bare git repositories on local disk. A repository lives at a path derived
+ * from its database id (`repositories/ab/<uuid>.git`), never from its name, so
+ * renames move nothing and no name can reach outside the root.
+ */
+export function createRepoStorage(dataDir: string) {
+  const root = path.join(dataDir, "repositories");
+  const hooksDir = path.join(dataDir, "hooks");
+
+  function pathOf(id: string): string {
+    if (!UUID.test(id)) throw new Error(`Not a repository id: ${id}`);
+    return path.join(root, id.slice(0, 2), `${id}.git`);
+  }
+
+  return {
+    pathOf,
+    /** The directory git's `core.hooksPath` points at for every push. */
+    hooksDir,
+
+    /** Writes the hook scripts that enforce the push policy; called once at start-up. */
+    async installHooks(): Promise<void> {
+      await mkdir(hooksDir, { recursive: true });
+      const script = fileURLToPath(new URL("./hooks/pre-receive.js", import.meta.url));
+      const hook = path.join(hooksDir, "pre-receive");
+      await writeFile(hook, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(script)}\n`);
+      await chmod(hook, 0o755);
+    },
+
+    /**
+     * Creates a bare repository whose first commit on the default branch holds
+     * the given files. It is built beside its final place and renamed in, so a
+     * crash leaves either nothing or a whole repository.
+     */
+    async create(id: string, defaultBranch: string, files: Record<string, string>): Promise<void> {
+      const target = pathOf(id);
+      const staging = `${target}.creating-${randomBytes(4).toString("hex")}`;
+      await mkdir(path.dirname(target), { recursive: true });
+      try {
+        await runGit(["init", "--bare", "--quiet", `--initial-branch=${defaultBranch}`, staging], {
+          cwd: root,
+        });
+        for (const [key, value] of [
+          ["receive.fsckObjects", "true"],
+          ["uploadpack.allowFilter", "true"],
+          ["core.logAllRefUpdates", "true"],
+        ] as const) {
+          await runGit(["config", key, value], { cwd: staging });
+        }
+        const entries: string[] = [];
+        for (const [name, content] of Object.entries(files)) {
+          const blob = (await runGit(["hash-object", "-w", "--stdin"], { cwd: staging, input: content }))
+            .toString()
+            .trim();
+          entries.push(`100644 blob ${blob}\t${name}\n`);
+        }
+        const tree = (await runGit(["mktree"], { cwd: staging, input: entries.join("") })).toString().trim();
+        const commit = (
+          await runGit(["commit-tree", tree, "-m", "Initial commit"], { cwd: staging, env: HUB_IDENTITY })
+        )
+          .toString()
+          .trim();
+        await runGit(["update-ref", `refs/heads/${defaultBranch}`, commit], { cwd: staging });
+        await rename(staging, target);
+      } catch (err) {
+        await rm(staging, { recursive: true, force: true });
+        throw err;
+      }
+    },
+
+    /** Removes a repository from disk: renamed away first, so it vanishes at once. */
+    async remove(id: string): Promise<void> {
+      const target = pathOf(id);
+      const doomed = `${target}.deleting-${randomBytes(4).toString("hex")}`;
+      await rename(target, doomed).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
+      await rm(doomed, { recursive: true, force: true });
+    },
+
+    /** The commit a ref resolves to, or null when the repository has no such ref. */
+    async resolveRef(id: string, ref: string): Promise<string | null> {
+      try {
+        const out = await runGit(
+          ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+          {
+            cwd: pathOf(id),
+          },
+        );
+        return out.toString().trim() || null;
+      } catch {
+        return null;
+      }
+    },
+
+    /** Every file path at a commit, for the repository info's siblings. */
+    async listFiles(id: string, commit: string): Promise<string[]> {
+      const out = await runGit(["ls-tree", "-r", "-z", "--name-only", "--end-of-options", commit], {
+        cwd: pathOf(id),
+      });
+      return out.toString("utf8").split("\0").filter(Boolean);
+    },
+  };
+}
+
+export type RepoStorage = ReturnType<typeof createRepoStorage>;
