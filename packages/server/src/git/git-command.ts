@@ -46,6 +46,8 @@ export function runGit(
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitCommandError(args, code, Buffer.concat(err).toString("utf8")));
     });
+    // git may exit before reading its input; its exit status is what counts, not the broken pipe.
+    child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
   });
 }

@@ -19,6 +19,7 @@ import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { installAccess } from "./access.js";
+import { AccessLog } from "./access-log.js";
 import { installErrorHandling } from "./error-handler.js";
 import { createValidatorCompiler } from "./validation.js";
 
@@ -46,7 +47,7 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     // Pushes and LFS transfers can take longer than any fixed limit; idle sockets still time out.
     requestTimeout: 0,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -57,17 +58,6 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     reply.header("cache-control", "no-store");
   });
   installErrorHandling(app);
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      "request",
-    );
-  });
   // While shutting down, answer in-flight requests with Connection: close so keep-alive clients let go.
   let closing = false;
   app.addHook("preClose", async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,8 +30,12 @@ export interface StartOptions {
 export class TestHub {
   readonly logs: string[] = [];
   readonly secrets = new Set<string>();
+  /** Base URL of the Hub API listener. */
   url = "";
+  /** Base URL of the git over HTTPS listener. */
+  gitUrl = "";
   private child: ChildProcess | null = null;
+  private signalled = false;
   private exit: Promise<number | null> = Promise.resolve(null);
 
   constructor(
@@ -39,6 +44,7 @@ export class TestHub {
     readonly database: TestDatabase,
     readonly env: Record<string, string>,
     private readonly ownsStorage: boolean,
+    private readonly ports: { hub: number; git: number },
   ) {}
 
   /** The environment every hubd process of this deployment runs with. */
@@ -47,7 +53,8 @@ export class TestHub {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       HUB_DATA_DIR: this.dataDir,
-      HUB_PORT: "0",
+      HUB_PORT: String(this.ports.hub),
+      HUB_GIT_PORT: String(this.ports.git),
       HUB_LOG_LEVEL: "debug",
       ...(this.database.url ? { HUB_DATABASE_URL: this.database.url } : {}),
       ...this.env,
@@ -55,13 +62,14 @@ export class TestHub {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub"], {
+    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub,git"], {
       env: this.processEnv(),
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;
     this.exit = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-    this.url = await new Promise<string>((resolve, reject) => {
+    const listening = new Map<string, string>();
+    await new Promise<void>((resolve, reject) => {
       let buffered = "";
       const onData = (chunk: Buffer) => {
         buffered += chunk.toString("utf8");
@@ -70,7 +78,14 @@ export class TestHub {
         for (const line of lines) {
           this.logs.push(line);
           const entry = parseJson(line);
-          if (entry?.msg === "listening" && typeof entry.url === "string") resolve(entry.url);
+          if (
+            entry?.msg === "listening" &&
+            typeof entry.url === "string" &&
+            typeof entry.surface === "string"
+          ) {
+            listening.set(entry.surface, entry.url);
+            if (listening.size === 2) resolve();
+          }
         }
       };
       child.stdout.on("data", onData);
@@ -79,6 +94,8 @@ export class TestHub {
         reject(new Error(`hubd exited with ${code} before listening:\n${this.logs.join("\n")}`)),
       );
     });
+    this.url = listening.get("hub") ?? "";
+    this.gitUrl = listening.get("git") ?? "";
   }
 
   /** Runs an admin command against this deployment's database. */
@@ -137,14 +154,17 @@ export class TestHub {
 
   /** Sends a signal and waits for the process to exit; returns its exit code. */
   async signal(signal: NodeJS.Signals): Promise<number | null> {
+    this.signalled = true;
     this.child?.kill(signal);
     return this.exit;
   }
 
   /** Stops the process, checks its log held none of the test's secrets, and removes its storage. */
   async stop(): Promise<void> {
+    const crashed = this.child !== null && this.child.exitCode !== null && !this.signalled;
     if (this.child && this.child.exitCode === null) await this.signal("SIGTERM");
     const log = this.logs.join("\n");
+    expect(crashed, `hubd exited on its own:\n${log.slice(-3000)}`).toBe(false);
     for (const secret of this.secrets) expect(log.includes(secret), "a secret reached the log").toBe(false);
     if (this.ownsStorage) {
       await this.database.drop();
@@ -159,6 +179,20 @@ function parseJson(line: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
+}
+
+/** A port nothing listens on right now, from the kernel's ephemeral range. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
 }
 
 /** Runs the hubd binary with the given arguments, environment and standard input. */
@@ -180,7 +214,8 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
   const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
   const database = sharing?.database ?? (await createTestDatabase(dialect));
-  const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing);
+  const ports = { hub: await freePort(), git: await freePort() };
+  const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
   await hub.start();
   return hub;
 }

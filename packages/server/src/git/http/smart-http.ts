@@ -131,6 +131,8 @@ export function smartHttpRoutes({
       env: gitEnvironment(env),
       stdio: "pipe",
     });
+    // An early exit of git surfaces through its status; a broken stdin pipe must not crash the hub.
+    child.stdin.on("error", () => {});
     const stderr: Buffer[] = [];
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     res.once("close", () => {
