@@ -58,6 +58,16 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[403] ??= ApiErrorRef;
 }
 
+/** No stored text may hold NUL: PostgreSQL refuses it and it truncates C strings. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === "object") {
+    return Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item));
+  }
+  return false;
+}
+
 function isJson(contentType: string | undefined): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType ?? "");
 }
@@ -123,11 +133,22 @@ export function installAccess(
   }
 
   app.addHook("preValidation", async (request) => {
-    if (request.routeOptions.schema?.body && !isJson(request.headers["content-type"])) {
+    if (request.url.includes("%00")) {
+      throw new HubError(400, "invalid_request", "The path or query holds a NUL character; remove it.");
+    }
+    if (!request.routeOptions.schema?.body) return;
+    if (!isJson(request.headers["content-type"])) {
       throw new HubError(
         415,
         "unsupported_media_type",
         "Send the body as JSON with Content-Type: application/json.",
+      );
+    }
+    if (holdsNul(request.body)) {
+      throw new HubError(
+        400,
+        "invalid_request",
+        "A text field of the body holds a NUL character; remove it.",
       );
     }
   });

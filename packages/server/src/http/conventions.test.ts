@@ -69,6 +69,17 @@ describe("conventions shared by every Hub operation", () => {
     }
   });
 
+  it("refuses NUL characters in paths and in body text with 400, on every dialect's behalf", async () => {
+    const inPath = await hub.request("/api/me/tokens/abc%00def", { method: "DELETE", token });
+    expect(inPath.status).toBe(400);
+    const inBody = await hub.request("/api/auth/login", {
+      method: "POST",
+      json: { username: "ali\u0000ce", password: "whatever-it-is" },
+    });
+    expect(inBody.status).toBe(400);
+    expect((await readJson<ApiError>(inBody)).code).toBe("invalid_request");
+  });
+
   it("never returns internals in an error", async () => {
     const response = await hub.request("/api/auth/login", {
       method: "POST",

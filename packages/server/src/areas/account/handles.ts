@@ -4,6 +4,11 @@ import { badRequest, conflict } from "../../errors.js";
 /** Handles name users and organizations alike, in one namespace, and appear in repository ids. */
 const HANDLE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
+/** Whether a string has the form of a handle (it may still name nobody). */
+export function isHandle(value: string): boolean {
+  return HANDLE_PATTERN.test(value);
+}
+
 /** Paths of the hub that a handle would shadow. */
 const RESERVED = new Set([
   "admin",

@@ -8,6 +8,7 @@ import type { RepositoryRow } from "../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../git/default-gitattributes.js";
 import type { RepoStorage } from "../../git/repo-storage.js";
 import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../errors.js";
+import { isHandle } from "../account/handles.js";
 import { reposRepository } from "./repos.repository.js";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
@@ -58,8 +59,9 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
   return {
     webUrl,
 
-    /** The repository, or null when it does not exist. Says nothing about access. */
+    /** The repository, or null when it does not exist (or the names could not name one). Says nothing about access. */
     async find(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
+      if (!isHandle(ownerHandle) || !NAME_PATTERN.test(name)) return null;
       const owner = await reposRepository.findOwner(db, ownerHandle);
       if (!owner) return null;
       const row = await reposRepository.find(db, owner.id, type, name);
@@ -88,7 +90,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
 
     /** The user or organization that would own a new repository. */
     async namespace(handle: string): Promise<Resource> {
-      const owner = await reposRepository.findOwner(db, handle);
+      const owner = isHandle(handle) ? await reposRepository.findOwner(db, handle) : null;
       if (!owner) throw notFound(`No user or organization is called "${handle}".`);
       return { type: "namespace", owner };
     },
