@@ -2,17 +2,28 @@
 import { spawn } from "node:child_process";
 import autocannon from "autocannon";
 
-/** Spawns a node script and resolves with its URL once it logs a JSON line `{msg:"listening", url}`. */
-export function startServer(script, args, env) {
+/**
+ * Spawns a node script and resolves with its URL once it logs a JSON line `{msg:"listening", url}`.
+ * With `surfaces` (like `["hub", "git"]`), it waits instead for a `listening` line naming each of those
+ * surfaces; `urls` maps every surface seen to its URL and `pid` is the server's process id.
+ */
+export function startServer(script, args, env, { surfaces } = {}) {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     let buffered = "";
+    let first;
+    const urls = {};
     child.stdout.on("data", (chunk) => {
       buffered += chunk.toString();
       for (const line of buffered.split("\n")) {
         try {
           const entry = JSON.parse(line);
-          if (entry.msg === "listening") resolve({ url: entry.url, stop: () => stop(child) });
+          if (entry.msg !== "listening") continue;
+          first ??= entry.url;
+          if (typeof entry.surface === "string") urls[entry.surface] = entry.url;
+          if (!surfaces || surfaces.every((surface) => urls[surface])) {
+            resolve({ url: first, urls, pid: child.pid, stop: () => stop(child) });
+          }
         } catch {
           // not a JSON line yet
         }
@@ -25,6 +36,7 @@ export function startServer(script, args, env) {
 
 function stop(child) {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once("exit", resolve);
     child.kill("SIGTERM");
   });

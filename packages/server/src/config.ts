@@ -24,6 +24,8 @@ export interface Config {
   gitPublicUrl: string;
   /** SSH address as clients see it, `ssh://git@host:port`. */
   sshPublicUrl: string;
+  /** The shared signing secret, when several machines serve one hub; otherwise one is kept in the data dir. */
+  secretKey: string | null;
   /** Largest blob a push may carry outside LFS, in bytes. */
   maxGitBlobBytes: number;
   tokenPrefix: string;
@@ -54,6 +56,14 @@ function flag(env: Env, name: string): boolean {
   if (["", "0", "false", "no"].includes(raw)) return false;
   if (["1", "true", "yes"].includes(raw)) return true;
   throw new ConfigError(`${name} must be 1 or 0; got "${env[name]}".`);
+}
+
+function secretKey(env: Env): string | null {
+  const value = env.HUB_SECRET_KEY;
+  if (!value) return null;
+  if (value.length < 32)
+    throw new ConfigError("HUB_SECRET_KEY must hold at least 32 characters of random text.");
+  return value;
 }
 
 function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
@@ -112,6 +122,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       "https:",
     ]),
     sshPublicUrl: publicUrl(env, "HUB_SSH_PUBLIC_URL", `ssh://git@${hostForUrl}:${ports.ssh}`, ["ssh:"]),
+    secretKey: secretKey(env),
     maxGitBlobBytes: integer(env, "HUB_MAX_GIT_BLOB_BYTES", 10 * 1024 * 1024, 1024, 2 ** 40),
     tokenPrefix,
     reauthWindowSeconds: integer(env, "HUB_REAUTH_WINDOW", 600, 10, 86_400),

@@ -5,7 +5,9 @@ import { createAccountService } from "./areas/account/account.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
-import { createAuthenticator } from "./auth/authenticate.js";
+import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
+import { loadServerKey } from "./auth/server-key.js";
+import { createLocalObjectStore } from "./git/lfs/local-object-store.js";
 import { createAuthorizer } from "./auth/authorizer.js";
 import { createMemoryRateLimiter } from "./auth/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "./auth/rate-limit/rate-limiter.js";
@@ -43,6 +45,9 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const authenticate = createAuthenticator({ tokens, auth });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const storage = createRepoStorage(config.dataDir);
+  const objectStore = createLocalObjectStore(config.dataDir);
+  const serverKey = await loadServerKey(config.dataDir, config.secretKey);
+  const resolveCredentialKey = createCredentialResolver({ tokens, auth });
   const repos = createReposService({ db, storage, clock, config });
   return {
     db,
@@ -53,6 +58,10 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     orgs,
     storage,
     repos,
+    objectStore,
+    serverKey,
+    resolveCredentialKey,
+    clock,
     authenticate,
     authorize,
     close: () => db.destroy(),

@@ -55,3 +55,32 @@ export function createAuthenticator({ tokens, auth }: { tokens: TokensService; a
 }
 
 export type Authenticate = ReturnType<typeof createAuthenticator>;
+
+/** Names the credential of a principal without its secret, for URLs signed on its behalf. */
+export function credentialKey(principal: Principal | null): string {
+  if (!principal) return "anonymous";
+  const { credential } = principal;
+  return credential.type === "access_token"
+    ? `token:${credential.tokenId}`
+    : `session:${credential.sessionId}`;
+}
+
+/**
+ * The principal a credential key names, resolved afresh so a revoked token or
+ * ended session stops a signed URL too. `undefined` when the credential is gone.
+ */
+export function createCredentialResolver({ tokens, auth }: { tokens: TokensService; auth: AuthService }) {
+  return async function resolveCredentialKey(key: string): Promise<Principal | null | undefined> {
+    if (key === "anonymous") return null;
+    const [kind, id = ""] = key.split(":", 2);
+    const principal =
+      kind === "token"
+        ? await tokens.resolveById(id)
+        : kind === "session"
+          ? await auth.resolveSessionById(id)
+          : null;
+    return principal ?? undefined;
+  };
+}
+
+export type ResolveCredentialKey = ReturnType<typeof createCredentialResolver>;

@@ -20,7 +20,11 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
         db,
       );
-      expect(applied.rows.map((row) => row.name)).toEqual(["0001-foundation", "0002-repositories"]);
+      expect(applied.rows.map((row) => row.name)).toEqual([
+        "0001-foundation",
+        "0002-repositories",
+        "0003-lfs",
+      ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
         expect.arrayContaining([

@@ -42,6 +42,13 @@ export interface RepositoryRow {
   updated_at: string;
 }
 
+export interface LfsObjectRow {
+  repository_id: string;
+  oid: string;
+  size: number;
+  created_at: string;
+}
+
 export interface AccessTokenRow {
   id: string;
   user_id: string;
@@ -72,6 +79,7 @@ export interface Database {
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;
+  lfs_objects: LfsObjectRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
 }

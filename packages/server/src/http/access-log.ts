@@ -2,7 +2,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 
 /**
  * One access-log line per request, written when it completes, instead of
- * Fastify's two. It records method, path, status and time: no headers, no
+ * Fastify's two. It records method, path, status and time: no query string
+ * (signed transfer URLs carry their authorization there), no headers, no
  * bodies, so no credential can reach the log.
  */
 export class AccessLog extends LogController {
@@ -15,7 +16,7 @@ export class AccessLog extends LogController {
   ): void {
     const entry = {
       method: request.method,
-      url: request.url,
+      path: request.url.split("?", 1)[0],
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };

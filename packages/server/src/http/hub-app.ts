@@ -12,6 +12,9 @@ import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
 import type { RepoStorage } from "../git/repo-storage.js";
+import { lfsRoutes } from "../git/lfs/lfs.routes.js";
+import type { ObjectStore } from "../git/lfs/object-store.js";
+import type { ResolveCredentialKey } from "../auth/authenticate.js";
 import type { TokensService } from "../areas/tokens/tokens.service.js";
 import type { Authenticate } from "../auth/authenticate.js";
 import type { Authorize } from "../auth/authorizer.js";
@@ -36,6 +39,10 @@ export interface AppDeps {
   tokens: TokensService;
   repos: ReposService;
   storage: RepoStorage;
+  objectStore: ObjectStore;
+  serverKey: Buffer;
+  resolveCredentialKey: ResolveCredentialKey;
+  clock: () => Date;
 }
 
 /** What every surface shares: request ids, security headers, one access-log line, errors, the access pipeline. */
@@ -87,10 +94,25 @@ function smartHttp(deps: AppDeps) {
   });
 }
 
-/** The git surface: smart HTTP only, on its own listener. */
+function lfs(deps: AppDeps, baseUrl: string) {
+  return lfsRoutes({
+    db: deps.db,
+    repos: deps.repos,
+    store: deps.objectStore,
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    resolveCredentialKey: deps.resolveCredentialKey,
+    serverKey: deps.serverKey,
+    baseUrl,
+    clock: deps.clock,
+  });
+}
+
+/** The git surface: smart HTTP and Git LFS, on its own listener. */
 export async function buildGitApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = await createApp(deps, { openapi: false });
   await app.register(smartHttp(deps));
+  await app.register(lfs(deps, deps.config.gitPublicUrl));
   return app;
 }
 
@@ -157,5 +179,6 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(reposRoutes({ repos: deps.repos }));
   await app.register(smartHttp(deps));
+  await app.register(lfs(deps, config.publicUrl));
   return app;
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { principalFor, type Principal, type SessionCredential } from "../../auth/credential.js";
+import {
+  principalFor,
+  type AccountColumns,
+  type Principal,
+  type SessionCredential,
+} from "../../auth/credential.js";
+import type { SessionRow } from "../../db/schema.js";
 import { verifyPassword } from "../../auth/passwords.js";
 import { digestsEqual, hashSecret, randomBase62 } from "../../auth/secrets.js";
 import type { Db } from "../../db/database.js";
@@ -26,6 +32,16 @@ export function createAuthService({
   sessionTtlSeconds,
   reauthWindowSeconds,
 }: AuthServiceDeps) {
+  function usableSession(row: SessionRow & AccountColumns): Principal | null {
+    if (Date.parse(row.expires_at) <= clock().getTime()) return null;
+    const credential: SessionCredential = {
+      type: "session",
+      sessionId: row.id,
+      reauthenticatedAt: row.reauthenticated_at,
+    };
+    return principalFor(row, credential);
+  }
+
   return {
     /** Checks a handle-or-email and password; on success opens a session and returns its secret once. */
     async login(login: string, password: string) {
@@ -64,13 +80,13 @@ export function createAuthService({
       const digest = hashSecret(secret);
       const row = await sessionsRepository.findBySecretHash(db, digest);
       if (!row || !digestsEqual(row.secret_hash, digest)) return null;
-      if (Date.parse(row.expires_at) <= clock().getTime()) return null;
-      const credential: SessionCredential = {
-        type: "session",
-        sessionId: row.id,
-        reauthenticatedAt: row.reauthenticated_at,
-      };
-      return principalFor(row, credential);
+      return usableSession(row);
+    },
+
+    /** The same, by session id, for a signed transfer URL issued to that session. */
+    async resolveSessionById(sessionId: string): Promise<Principal | null> {
+      const row = await sessionsRepository.findById(db, sessionId);
+      return row ? usableSession(row) : null;
     },
 
     /** Marks the calling credential as recently reauthenticated once the password checks out. */

@@ -14,6 +14,15 @@ export const sessionsRepository = {
       .where("sessions.secret_hash", "=", secretHash)
       .executeTakeFirst(),
 
+  findById: (db: DbOrTx, id: string) =>
+    db
+      .selectFrom("sessions")
+      .innerJoin("users", "users.id", "sessions.user_id")
+      .selectAll("sessions")
+      .select(["users.handle", "users.fullname", "users.is_admin"])
+      .where("sessions.id", "=", id)
+      .executeTakeFirst(),
+
   delete: (db: DbOrTx, id: string) => db.deleteFrom("sessions").where("id", "=", id).execute(),
 
   deleteExpired: (db: DbOrTx, now: string) =>

@@ -17,6 +17,18 @@ export const reposRepository = {
   touch: (db: DbOrTx, id: string, at: string) =>
     db.updateTable("repositories").set({ updated_at: at }).where("id", "=", id).execute(),
 
+  findById: (db: DbOrTx, id: string) =>
+    db.selectFrom("repositories").selectAll().where("id", "=", id).executeTakeFirst(),
+
+  /** The handle of a repository's owner, whichever kind of namespace it is. */
+  async ownerHandle(db: DbOrTx, ownerType: string, ownerId: string) {
+    const table = ownerType === "org" ? "organizations" : "users";
+    return (
+      (await db.selectFrom(table).select("handle").where("id", "=", ownerId).executeTakeFirst())?.handle ??
+      null
+    );
+  },
+
   delete: (db: DbOrTx, id: string) => db.deleteFrom("repositories").where("id", "=", id).execute(),
 
   /** The user or organization a handle names. */

@@ -68,6 +68,19 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       return row ? { row, owner, fullName: `${owner.handle}/${row.name}`, type } : null;
     },
 
+    /** The repository with this database id, or null. */
+    async findById(id: string): Promise<FoundRepo | null> {
+      const row = await reposRepository.findById(db, id);
+      if (!row) return null;
+      const handle = await reposRepository.ownerHandle(db, row.owner_type, row.owner_id);
+      if (handle === null) return null;
+      const owner =
+        row.owner_type === "org"
+          ? { type: "org" as const, id: row.owner_id, handle }
+          : { type: "user" as const, id: row.owner_id, handle };
+      return { row, owner, fullName: `${handle}/${row.name}`, type: row.type as RepoType };
+    },
+
     /**
      * The repository, for an access check; a missing one answers like a hidden
      * one (401 anonymous, 404 otherwise), so existence never leaks.

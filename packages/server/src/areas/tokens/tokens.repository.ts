@@ -13,6 +13,17 @@ const findBySecretHash = preparedQuery(
   1,
 );
 
+const findById = preparedQuery(
+  (db: DbOrTx, tokenId: string) =>
+    db
+      .selectFrom("access_tokens")
+      .innerJoin("users", "users.id", "access_tokens.user_id")
+      .selectAll("access_tokens")
+      .select(["users.handle", "users.fullname", "users.is_admin"])
+      .where("access_tokens.id", "=", tokenId),
+  1,
+);
+
 /** SQL for access tokens. Secrets are never stored, only their SHA-256 digest. */
 export const tokensRepository = {
   insert: (db: DbOrTx, row: AccessTokenRow) => db.insertInto("access_tokens").values(row).execute(),
@@ -32,6 +43,9 @@ export const tokensRepository = {
   /** The token and its account, by the digest of the presented secret: every authenticated request runs it. */
   findBySecretHash: async (db: DbOrTx, secretHash: string) => (await findBySecretHash(db, secretHash))[0],
 
+  /** The token and its account by id, for credentials a signed transfer URL names. */
+  findById: async (db: DbOrTx, tokenId: string) => (await findById(db, tokenId))[0],
+
   delete: async (db: DbOrTx, userId: string, tokenId: string) =>
     (
       await db
@@ -49,3 +63,5 @@ export const tokensRepository = {
 };
 
 export type TokenWithOrg = AccessTokenRow & { organization_handle: string | null };
+
+export type TokenWithAccount = NonNullable<Awaited<ReturnType<typeof tokensRepository.findById>>>;

@@ -7,7 +7,7 @@ import type { Db } from "../../db/database.js";
 import type { AccessTokenRow } from "../../db/schema.js";
 import { badRequest, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
-import { tokensRepository, type TokenWithOrg } from "./tokens.repository.js";
+import { tokensRepository, type TokenWithAccount, type TokenWithOrg } from "./tokens.repository.js";
 
 /** Random characters after the prefix: 34 base62 characters carry 202 bits. */
 const SECRET_LENGTH = 34;
@@ -102,6 +102,27 @@ export function createTokensService({ db, clock, secretPrefix }: TokensServiceDe
     return org;
   }
 
+  /** The principal of a stored token, or null once it has expired; notes its use at most once a minute. */
+  async function usable(row: TokenWithAccount) {
+    const now = clock();
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
+    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
+      await tokensRepository.touch(db, row.id, now.toISOString());
+    }
+    const credential: TokenCredential = {
+      type: "access_token",
+      tokenId: row.id,
+      name: row.name,
+      role: row.role as TokenRole | null,
+      scopes: parseList<Scope>(row.scopes),
+      organizationId: row.organization_id,
+      repositories: parseList<string>(row.repositories),
+      createdAt: row.created_at,
+      reauthenticatedAt: row.reauthenticated_at,
+    };
+    return principalFor(row, credential);
+  }
+
   return {
     /** Mints a token and returns its secret, the only time the secret leaves the hub. */
     async create(userId: string, request: TokenRequest): Promise<CreatedToken> {
@@ -142,23 +163,13 @@ export function createTokensService({ db, clock, secretPrefix }: TokensServiceDe
       const digest = hashSecret(secret);
       const row = await tokensRepository.findBySecretHash(db, digest);
       if (!row || !digestsEqual(row.secret_hash, digest)) return null;
-      const now = clock();
-      if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
-      if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
-        await tokensRepository.touch(db, row.id, now.toISOString());
-      }
-      const credential: TokenCredential = {
-        type: "access_token",
-        tokenId: row.id,
-        name: row.name,
-        role: row.role as TokenRole | null,
-        scopes: parseList<Scope>(row.scopes),
-        organizationId: row.organization_id,
-        repositories: parseList<string>(row.repositories),
-        createdAt: row.created_at,
-        reauthenticatedAt: row.reauthenticated_at,
-      };
-      return principalFor(row, credential);
+      return usable(row);
+    },
+
+    /** The same, by token id: a signed transfer URL names the token it was issued to, which must still be valid. */
+    async resolveById(tokenId: string) {
+      const row = await tokensRepository.findById(db, tokenId);
+      return row ? usable(row) : null;
     },
 
     markReauthenticated: (tokenId: string) =>

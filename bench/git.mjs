@@ -1,0 +1,842 @@
+// git over HTTP through a real hub, against git's own http-backend behind nginx + fcgiwrap and against a
+// `git clone --no-local file://`, in one run: full bare clone (protocol v2), incremental fetch of the last
+// commits, and full push of a generated repository into a just-created one.
+//
+// The repository is generated with `git fast-import` from a fixed seed, so every run measures the same
+// objects. Both servers hold their repositories with the hub's repository configuration
+// (receive.fsckObjects, uploadpack.allowFilter, core.logAllRefUpdates) and start from one initial commit on
+// main, so the two differ only in what sits between git and the socket: the hub (Node, authentication, the
+// pre-receive push policy) or nginx + fcgiwrap + git-http-backend. Paths are interleaved run by run, after
+// warm-ups, so drift on a busy machine spreads over all of them.
+//
+// Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`).
+import { execFileSync, spawn } from "node:child_process";
+import { createCipheriv, createHash } from "node:crypto";
+import { once } from "node:events";
+import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { startServer } from "./lib.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
+const { fetch } = globalThis;
+const MiB = 1024 * 1024;
+const TARGET = 1.1;
+
+/**
+ * Runs the git benchmark and prints one table per scenario with the hub/http-backend ratio (and hub/file
+ * for clones). Sizes default to a scaled-down "M" repository that keeps the whole run to a few minutes.
+ */
+export async function benchGit({
+  runs = 5,
+  warmup = 1,
+  fetchRuns = 10,
+  seed = 1,
+  files = 2000,
+  commits = 1000,
+  filesPerCommit = 10,
+  bigBlobs = 5,
+  bigBlobBytes = 2 * MiB,
+  fetchCommits = 10,
+} = {}) {
+  const nginxBin = findProgram("nginx");
+  const fcgiwrapBin = findProgram("fcgiwrap");
+  const httpBackend = path.join(execFileSync("git", ["--exec-path"]).toString().trim(), "git-http-backend");
+  if (!nginxBin || !fcgiwrapBin || !existsSync(httpBackend)) {
+    throw new Error(
+      "bench/git.mjs needs nginx, fcgiwrap and git-http-backend: apt-get install -y nginx fcgiwrap git",
+    );
+  }
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "hub-bench-git-"));
+  const cleanups = [];
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) return;
+    cleaned = true;
+    for (const step of cleanups.reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        console.error(`cleanup: ${err.message}`);
+      }
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  const onSignal = (signal) => {
+    console.error(`\n${signal}: stopping the servers and removing ${tmp}`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  try {
+    const home = path.join(tmp, "home");
+    const work = path.join(tmp, "work");
+    mkdirSync(home);
+    mkdirSync(work);
+    writeFileSync(path.join(home, ".gitconfig"), "");
+    // The client: no system or user configuration (no credential helpers, no LFS filters), no prompts.
+    const clientEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      LANG: "C",
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"),
+      GIT_TERMINAL_PROMPT: "0",
+    };
+    const git = (args, cwd = work) => run("git", args, { cwd, env: clientEnv });
+
+    // The repository under test.
+    const source = path.join(tmp, "source.git");
+    const started = performance.now();
+    await generateRepository(source, clientEnv, {
+      seed,
+      files,
+      commits,
+      filesPerCommit,
+      bigBlobs,
+      bigBlobBytes,
+      fetchCommits,
+    });
+    const mainSha = (await git(["rev-parse", "refs/heads/main"], source)).stdout.trim();
+    const baseSha = (await git(["rev-parse", "refs/heads/base"], source)).stdout.trim();
+    const objectCount = (await git(["rev-list", "--objects", "--all"], source)).stdout.split("\n").length - 1;
+    const packBytes = readdirSync(path.join(source, "objects/pack"))
+      .filter((name) => name.endsWith(".pack"))
+      .reduce((sum, name) => sum + fileSize(path.join(source, "objects/pack", name)), 0);
+    const repoSummary = {
+      commits,
+      files,
+      bigBlobs,
+      objects: objectCount,
+      packMiB: packBytes / MiB,
+      generateSeconds: (performance.now() - started) / 1000,
+    };
+    console.log(
+      `\nGenerated (seed ${seed}): ${files} text files of 1-8 KB, ${commits} commits touching ${filesPerCommit} files each, ` +
+        `${bigBlobs} x ${(bigBlobBytes / MiB).toFixed(0)} MB random blobs: ${objectCount} objects, ` +
+        `${repoSummary.packMiB.toFixed(1)} MiB pack (${repoSummary.generateSeconds.toFixed(1)} s)`,
+    );
+
+    // (a) The hub, with a write token and a public repository holding the generated history.
+    const dataDir = path.join(tmp, "hub-data");
+    const hubEnv = {
+      PATH: process.env.PATH,
+      HUB_DATA_DIR: dataDir,
+      HUB_PORT: "0",
+      HUB_GIT_PORT: "0",
+      HUB_RATE_LIMIT: "1000000000",
+      HUB_MAX_GIT_BLOB_BYTES: String(2 ** 40),
+      HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
+    };
+    await run(
+      process.execPath,
+      [hubd, "user", "create", "bench", "--email", "bench@example.com", "--password-stdin"],
+      {
+        env: hubEnv,
+        input: "bench-password\n",
+      },
+    );
+    const token = (
+      await run(process.execPath, [hubd, "token", "create", "bench", "--name", "bench", "--role", "write"], {
+        env: hubEnv,
+      })
+    ).stdout
+      .trim()
+      .split("\n")
+      .pop();
+    const hub = await startServer(hubd, ["serve", "--only", "hub,git"], hubEnv, { surfaces: ["hub", "git"] });
+    cleanups.push(() => hub.stop());
+    const hubApi = async (method, route, body) => {
+      const response = await fetch(`${hub.urls.hub}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+      return response.status === 204 ? null : response.json();
+    };
+    const hubRepo = async (name) => {
+      const created = await hubApi("POST", "/api/repos", { repo_id: `bench/${name}`, private: false });
+      return path.join(dataDir, "repositories", created._id.slice(0, 2), `${created._id}.git`);
+    };
+    const gitUrl = new URL(hub.urls.git);
+    const hubPushUrl = (name) => `http://x:${token}@${gitUrl.host}/bench/${name}`;
+
+    // (b) nginx + fcgiwrap + git-http-backend on loopback, with repositories set up like the hub's.
+    const projectRoot = path.join(tmp, "backend-repos");
+    mkdirSync(projectRoot);
+    const backend = await startHttpBackend(path.join(tmp, "nginx"), {
+      nginxBin,
+      fcgiwrapBin,
+      httpBackend,
+      projectRoot,
+      port: await freePort(19000, 19099),
+    });
+    cleanups.push(() => backend.stop());
+    const backendRepo = async (name) => {
+      const dir = path.join(projectRoot, `${name}.git`);
+      await initLikeTheHub(dir, clientEnv);
+      await git(["config", "http.receivepack", "true"], dir);
+      return dir;
+    };
+
+    // The repository every clone and fetch reads, pushed once into each server.
+    const hubMain = await hubRepo("m");
+    await git(["push", "--force", "--quiet", hubPushUrl("m"), "main:refs/heads/main"], source);
+    const backendMain = await backendRepo("m");
+    await git(["push", "--force", "--quiet", `${backend.url}/m.git`, "main:refs/heads/main"], source);
+    for (const dir of [hubMain, backendMain]) await expectRef(git, dir, "refs/heads/main", mainSha);
+
+    // The client state a fetch starts from: a clone of main~fetchCommits, holding none of the newer objects.
+    const fetchTemplate = path.join(tmp, "fetch-template.git");
+    await git([
+      "clone",
+      "--bare",
+      "--quiet",
+      "--no-local",
+      "--single-branch",
+      "--branch",
+      "base",
+      `file://${source}`,
+      fetchTemplate,
+    ]);
+    await expectRef(git, fetchTemplate, "refs/heads/base", baseSha);
+
+    let serial = 0;
+    const scratch = (label) => path.join(work, `${label}-${++serial}.git`);
+    const v2 = ["-c", "protocol.version=2"];
+
+    const cloneFrom = (url, serverPids) => ({
+      serverPids,
+      setup: async () => ({ dest: scratch("clone") }),
+      args: ({ dest }) => [...v2, "clone", "--bare", "--quiet", "--no-local", url, dest],
+      cwd: () => work,
+      verify: ({ dest }) => expectRef(git, dest, "refs/heads/main", mainSha),
+      teardown: ({ dest }) => rmSync(dest, { recursive: true, force: true }),
+    });
+    const fetchFrom = (url, serverPids) => ({
+      serverPids,
+      setup: async () => {
+        const dest = scratch("fetch");
+        await git(["clone", "--bare", "--quiet", "--local", fetchTemplate, dest]);
+        return { dest };
+      },
+      args: () => [...v2, "fetch", "--quiet", "--no-tags", url, "+refs/heads/main:refs/heads/main"],
+      cwd: ({ dest }) => dest,
+      verify: ({ dest }) => expectRef(git, dest, "refs/heads/main", mainSha),
+      teardown: ({ dest }) => rmSync(dest, { recursive: true, force: true }),
+    });
+
+    const clone = await scenario({
+      key: "clone",
+      title: `git clone --bare (protocol v2) of the whole repository`,
+      runs,
+      warmup,
+      paths: {
+        hub: cloneFrom(`${hub.urls.git}/bench/m`, [hub.pid]),
+        backend: cloneFrom(`${backend.url}/m.git`, backend.pids),
+        file: cloneFrom(`file://${backendMain}`, []),
+      },
+    });
+
+    const fetched = await scenario({
+      key: "fetch",
+      title: `git fetch of the last ${fetchCommits} commits into a clone of main~${fetchCommits} (protocol v2)`,
+      runs: fetchRuns,
+      warmup,
+      paths: {
+        hub: fetchFrom(`${hub.urls.git}/bench/m`, [hub.pid]),
+        backend: fetchFrom(`${backend.url}/m.git`, backend.pids),
+      },
+    });
+
+    const pushed = await scenario({
+      key: "push",
+      title: `git push --force of the whole history into a just-created repository`,
+      runs,
+      warmup,
+      paths: {
+        hub: {
+          serverPids: [hub.pid],
+          setup: async () => {
+            const name = `push-${++serial}`;
+            return { name, dir: await hubRepo(name) };
+          },
+          args: ({ name }) => [...v2, "push", "--force", "--quiet", hubPushUrl(name), "main:refs/heads/main"],
+          cwd: () => source,
+          verify: ({ dir }) => expectRef(git, dir, "refs/heads/main", mainSha),
+          teardown: ({ name }) => hubApi("DELETE", "/api/repos/delete", { name }),
+        },
+        backend: {
+          serverPids: backend.pids,
+          setup: async () => {
+            const name = `push-${++serial}`;
+            return { name, dir: await backendRepo(name) };
+          },
+          args: ({ name }) => [
+            ...v2,
+            "push",
+            "--force",
+            "--quiet",
+            `${backend.url}/${name}.git`,
+            "main:refs/heads/main",
+          ],
+          cwd: () => source,
+          verify: ({ dir }) => expectRef(git, dir, "refs/heads/main", mainSha),
+          teardown: ({ dir }) => rmSync(dir, { recursive: true, force: true }),
+        },
+      },
+    });
+
+    const results = { repo: repoSummary, scenarios: { clone, fetch: fetched, push: pushed } };
+    printSummary(results.scenarios);
+    return results;
+
+    async function scenario({ key, title, runs: count, warmup: warmups, paths }) {
+      const names = Object.keys(paths);
+      const samples = Object.fromEntries(names.map((name) => [name, []]));
+      const once = async (name) => {
+        const p = paths[name];
+        const context = await p.setup();
+        try {
+          const server0 = treeTicks(p.serverPids);
+          const client0 = childTicks();
+          const t0 = performance.now();
+          await run("git", p.args(context), { cwd: p.cwd(context), env: clientEnv });
+          const wall = (performance.now() - t0) / 1000;
+          const client = (childTicks() - client0) / TICKS;
+          const server = (treeTicks(p.serverPids) - server0) / TICKS;
+          await p.verify(context);
+          return { wall, client, server };
+        } finally {
+          await p.teardown(context);
+        }
+      };
+      for (let w = 0; w < warmups; w++) for (const name of names) await once(name);
+      for (let i = 0; i < count; i++) {
+        // Rotate the order so no path always runs first (or right after the same neighbour).
+        const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
+        for (const name of order) samples[name].push(await once(name));
+      }
+      const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
+      const ratio = (a, b) =>
+        stats[a] && stats[b]
+          ? { median: stats[a].median / stats[b].median, mean: stats[a].mean / stats[b].mean }
+          : null;
+      const result = {
+        key,
+        title,
+        runs: count,
+        warmup: warmups,
+        stats,
+        hubVsBackend: ratio("hub", "backend"),
+        hubVsFile: ratio("hub", "file"),
+      };
+      printScenario(result);
+      return result;
+    }
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    await cleanup();
+  }
+}
+
+const LABELS = {
+  hub: "hub git listener",
+  backend: "nginx + fcgiwrap + git-http-backend",
+  file: "git clone --no-local file://",
+};
+
+function printScenario({ title, runs, warmup, stats, hubVsBackend, hubVsFile }) {
+  console.log(`\n${title}: ${runs} runs after ${warmup} warm-up, interleaved`);
+  console.log("| path | median s | mean s | min s | max s | server CPU s | client CPU s |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const [name, s] of Object.entries(stats)) {
+    const server = name === "file" ? "(in client)" : s.server.toFixed(2);
+    console.log(
+      `| ${LABELS[name]} | ${s.median.toFixed(3)} | ${s.mean.toFixed(3)} | ${s.min.toFixed(3)} | ${s.max.toFixed(3)} | ${server} | ${s.client.toFixed(2)} |`,
+    );
+  }
+  if (hubVsBackend) {
+    console.log(
+      `ratio hub/http-backend: ${hubVsBackend.median.toFixed(2)} (median), ${hubVsBackend.mean.toFixed(2)} (mean); ` +
+        `target <= ${TARGET.toFixed(2)}: ${hubVsBackend.median <= TARGET ? "met" : "MISSED"}`,
+    );
+  }
+  if (hubVsFile) {
+    console.log(
+      `ratio hub/file: ${hubVsFile.median.toFixed(2)} (median), ${hubVsFile.mean.toFixed(2)} (mean)`,
+    );
+  }
+}
+
+function printSummary(scenarios) {
+  console.log("\nSummary (medians; CPU columns are medians of server-side and client-side CPU seconds)");
+  console.log("| scenario | hub s | http-backend s | file s | hub/http-backend | hub/file | target |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const s of Object.values(scenarios)) {
+    const file = s.stats.file ? s.stats.file.median.toFixed(3) : "-";
+    const hubVsFile = s.hubVsFile ? s.hubVsFile.median.toFixed(2) : "-";
+    const verdict = s.hubVsBackend.median <= TARGET ? "met" : "MISSED";
+    console.log(
+      `| ${s.key} | ${s.stats.hub.median.toFixed(3)} | ${s.stats.backend.median.toFixed(3)} | ${file} | ` +
+        `${s.hubVsBackend.median.toFixed(2)} | ${hubVsFile} | <= ${TARGET.toFixed(2)} ${verdict} |`,
+    );
+  }
+}
+
+function summarize(samples) {
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const walls = samples.map((s) => s.wall);
+  return {
+    samples: walls,
+    median: median(walls),
+    mean: walls.reduce((a, b) => a + b, 0) / walls.length,
+    min: Math.min(...walls),
+    max: Math.max(...walls),
+    server: median(samples.map((s) => s.server)),
+    client: median(samples.map((s) => s.client)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The generated repository.
+
+/** A small seeded generator (xorshift128), so the repository is the same on every machine and run. */
+function prng(seed) {
+  let a = (seed >>> 0) ^ 0x6d2b79f5;
+  let b = 0x9e3779b9;
+  let c = 0x243f6a88;
+  let d = 0xb7e15162;
+  const next = () => {
+    const t = (a ^ (a << 11)) >>> 0;
+    a = b;
+    b = c;
+    c = d;
+    d = (d ^ (d >>> 19) ^ (t ^ (t >>> 8))) >>> 0;
+    return d;
+  };
+  for (let i = 0; i < 32; i++) next();
+  return { int: (n) => next() % n };
+}
+
+/** Seeded random bytes, for blobs that neither compress nor delta. */
+function randomBytesFrom(seed, label, length) {
+  const key = createHash("sha256").update(`${seed}:${label}`).digest();
+  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(Buffer.alloc(length));
+}
+
+/**
+ * Writes the repository with `git fast-import`: one commit adding every text file, then commits that each
+ * edit a few lines in `filesPerCommit` files; the big random blobs arrive in commits spread over the
+ * history. `refs/heads/base` is `main~fetchCommits`, the state a fetch starts from. Then a full repack,
+ * as a repository that has lived for a while would be.
+ */
+async function generateRepository(
+  dir,
+  env,
+  { seed, files, commits, filesPerCommit, bigBlobs, bigBlobBytes, fetchCommits },
+) {
+  await run("git", ["init", "--bare", "--quiet", "--initial-branch=main", dir], { env });
+  const random = prng(seed);
+  const syllables = [
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tas",
+    "vo",
+    "qui",
+    "zen",
+    "dra",
+    "pel",
+    "sun",
+    "or",
+    "ex",
+    "ti",
+  ];
+  const words = Array.from({ length: 800 }, () => {
+    let word = "";
+    for (let n = 1 + random.int(4); n > 0; n--) word += syllables[random.int(syllables.length)];
+    return word;
+  });
+  const line = () => {
+    const n = 3 + random.int(12);
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(words[random.int(words.length)]);
+    return out.join(" ");
+  };
+  const paths = Array.from(
+    { length: files },
+    (_, i) => `src/d${String(Math.floor(i / 50)).padStart(3, "0")}/f${String(i).padStart(5, "0")}.txt`,
+  );
+  const contents = paths.map(() => {
+    const target = 1024 + random.int(7 * 1024);
+    const lines = [];
+    let size = 0;
+    while (size < target) {
+      const text = line();
+      lines.push(text);
+      size += text.length + 1;
+    }
+    return lines;
+  });
+  const edit = (lines) => {
+    for (let n = 1 + random.int(4); n > 0; n--) {
+      const at = random.int(lines.length);
+      const op = random.int(3);
+      if (op === 0 || (op === 2 && lines.length < 16)) lines[at] = line();
+      else if (op === 1) lines.splice(at, 0, line());
+      else lines.splice(at, 1);
+    }
+  };
+  const bigAt = new Map(
+    Array.from({ length: bigBlobs }, (_, k) => [
+      Math.round(((k + 1) * (commits - fetchCommits)) / (bigBlobs + 1)),
+      k,
+    ]),
+  );
+
+  const child = spawn("git", ["fast-import", "--quiet", "--done"], {
+    cwd: dir,
+    env,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  const stderr = [];
+  child.stderr.on("data", (chunk) => stderr.push(chunk));
+  child.stdin.on("error", () => {});
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  const write = async (data) => {
+    if (!child.stdin.write(data)) await Promise.race([once(child.stdin, "drain"), closed]);
+  };
+  const fileData = (name, body) => `M 100644 inline ${name}\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+
+  for (let i = 0; i < commits; i++) {
+    const when = 1_700_000_000 + i * 600;
+    const touched = new Set();
+    if (i === 0) paths.forEach((_, index) => touched.add(index));
+    else while (touched.size < Math.min(filesPerCommit, files)) touched.add(random.int(files));
+    const message = i === 0 ? "Add the sources\n" : `Update ${touched.size} files (${i})\n`;
+    let chunk =
+      `commit refs/heads/main\n` +
+      `author Bench <bench@example.com> ${when} +0000\n` +
+      `committer Bench <bench@example.com> ${when} +0000\n` +
+      `data ${Buffer.byteLength(message)}\n${message}`;
+    for (const index of touched) {
+      if (i > 0) edit(contents[index]);
+      chunk += fileData(paths[index], `${contents[index].join("\n")}\n`);
+    }
+    await write(chunk);
+    const big = bigAt.get(i);
+    if (big !== undefined) {
+      await write(`M 100644 inline weights/shard-${big}.bin\ndata ${bigBlobBytes}\n`);
+      await write(randomBytesFrom(seed, `shard-${big}`, bigBlobBytes));
+      await write("\n");
+    }
+    await write("\n");
+  }
+  await write("done\n");
+  child.stdin.end();
+  const code = await closed;
+  if (code !== 0) throw new Error(`git fast-import failed (${code}): ${Buffer.concat(stderr).toString()}`);
+  await run("git", ["update-ref", "refs/heads/base", `refs/heads/main~${fetchCommits}`], { cwd: dir, env });
+  await run("git", ["repack", "-a", "-d", "-f", "-q"], { cwd: dir, env });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The reference server and the repositories on it.
+
+/** A bare repository like the hub creates one: its configuration and one initial commit on main. */
+async function initLikeTheHub(dir, env) {
+  const git = (args, input) => run("git", args, { cwd: dir, env, input });
+  await run("git", ["init", "--bare", "--quiet", "--initial-branch=main", dir], { env });
+  await git(["config", "receive.fsckObjects", "true"]);
+  await git(["config", "uploadpack.allowFilter", "true"]);
+  await git(["config", "core.logAllRefUpdates", "true"]);
+  const blob = (
+    await git(["hash-object", "-w", "--stdin"], "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+  ).stdout.trim();
+  const tree = (await git(["mktree"], `100644 blob ${blob}\t.gitattributes\n`)).stdout.trim();
+  const commit = (
+    await run("git", ["commit-tree", tree, "-m", "Initial commit"], {
+      cwd: dir,
+      env: {
+        ...env,
+        GIT_AUTHOR_NAME: "Hub",
+        GIT_AUTHOR_EMAIL: "hub@localhost",
+        GIT_COMMITTER_NAME: "Hub",
+        GIT_COMMITTER_EMAIL: "hub@localhost",
+      },
+    })
+  ).stdout.trim();
+  await git(["update-ref", "refs/heads/main", commit]);
+}
+
+/**
+ * nginx in the foreground with a private configuration, passing every request to git-http-backend through
+ * fcgiwrap on a unix socket, with buffering off both ways as a streaming deployment would have it.
+ */
+async function startHttpBackend(dir, { nginxBin, fcgiwrapBin, httpBackend, projectRoot, port }) {
+  for (const sub of ["body", "fastcgi", "proxy", "uwsgi", "scgi", "logs"])
+    mkdirSync(path.join(dir, sub), { recursive: true });
+  const socket = path.join(dir, "fcgiwrap.sock");
+  const processes = [];
+  const stop = async () => {
+    for (const child of processes.reverse()) await stopGroup(child);
+  };
+  try {
+    const fcgiLog = openSync(path.join(dir, "logs/fcgiwrap.log"), "a");
+    const fcgiwrap = spawn(fcgiwrapBin, ["-c", "4", "-s", `unix:${socket}`], {
+      env: { PATH: process.env.PATH },
+      stdio: ["ignore", fcgiLog, fcgiLog],
+      detached: true,
+    });
+    closeSync(fcgiLog);
+    processes.push(fcgiwrap);
+    await waitFor(() => existsSync(socket), fcgiwrap, "fcgiwrap");
+
+    const conf = path.join(dir, "nginx.conf");
+    const userLine = process.getuid?.() === 0 ? "user root;" : "";
+    writeFileSync(
+      conf,
+      `${userLine}
+worker_processes 2;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  fastcgi_temp_path ${dir}/fastcgi;
+  proxy_temp_path ${dir}/proxy;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  server {
+    listen 127.0.0.1:${port};
+    client_max_body_size 0;
+    location / {
+      fastcgi_pass unix:${socket};
+      fastcgi_buffering off;
+      fastcgi_request_buffering off;
+      fastcgi_read_timeout 600s;
+      fastcgi_param SCRIPT_FILENAME ${httpBackend};
+      fastcgi_param GIT_PROJECT_ROOT ${projectRoot};
+      fastcgi_param GIT_HTTP_EXPORT_ALL "";
+      fastcgi_param GIT_PROTOCOL $http_git_protocol;
+      fastcgi_param GIT_CONFIG_NOSYSTEM 1;
+      fastcgi_param PATH ${process.env.PATH};
+      fastcgi_param PATH_INFO $uri;
+      fastcgi_param QUERY_STRING $query_string;
+      fastcgi_param REQUEST_METHOD $request_method;
+      fastcgi_param CONTENT_TYPE $content_type;
+      fastcgi_param CONTENT_LENGTH $content_length;
+      fastcgi_param REMOTE_ADDR $remote_addr;
+      fastcgi_param SERVER_PROTOCOL $server_protocol;
+    }
+  }
+}
+`,
+    );
+    const nginxLog = openSync(path.join(dir, "logs/nginx.log"), "a");
+    const nginx = spawn(
+      nginxBin,
+      [
+        "-p",
+        `${dir}/`,
+        "-e",
+        path.join(dir, "logs/error.log"),
+        "-c",
+        conf,
+        "-g",
+        `daemon off; pid ${dir}/nginx.pid;`,
+      ],
+      { stdio: ["ignore", nginxLog, nginxLog], detached: true },
+    );
+    closeSync(nginxLog);
+    processes.push(nginx);
+    await waitFor(() => canConnect(port), nginx, "nginx", path.join(dir, "logs"));
+    return { url: `http://127.0.0.1:${port}`, pids: [nginx.pid, fcgiwrap.pid], stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Stops a process started in its own group, with everything it forked (nginx workers, fcgiwrap children). */
+async function stopGroup(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const timedOut = await Promise.race([exited.then(() => false), sleep(5000).then(() => true)]);
+  if (timedOut) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    await exited;
+  }
+  // The group leader may go first; give its children a moment, then make sure none stays behind.
+  await sleep(100);
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // the whole group is gone
+  }
+}
+
+async function waitFor(ready, child, name, logs) {
+  const deadline = Date.now() + 10_000;
+  while (!(await ready())) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      const log = logs
+        ? readdirSync(logs)
+            .map((f) => readFileSync(path.join(logs, f), "utf8"))
+            .join("")
+        : "";
+      throw new Error(`${name} did not start (exit ${child.exitCode}). ${log}`);
+    }
+    await sleep(50);
+  }
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** The first port in [from, to] nothing listens on. */
+async function freePort(from, to) {
+  for (let port = from; port <= to; port++) {
+    const free = await new Promise((resolve) => {
+      const server = net.createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`No free port from ${from} to ${to}.`);
+}
+
+function findProgram(name) {
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), "/usr/sbin", "/sbin"];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Processes, CPU time and checks.
+
+/** Runs a program (never a shell); resolves with its output, rejects with its stderr on a non-zero exit. */
+function run(command, args, { cwd, env, input } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    child.stdout.on("data", (chunk) => out.push(chunk));
+    child.stderr.on("data", (chunk) => err.push(chunk));
+    child.stdin.on("error", () => {});
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      const stdout = Buffer.concat(out).toString();
+      const stderr = Buffer.concat(err).toString();
+      if (code === 0) resolve({ stdout, stderr });
+      else {
+        const shown = args.map((a) => a.replace(/\/\/x:[^@]*@/, "//x:***@")).join(" ");
+        reject(new Error(`${path.basename(command)} ${shown} failed (${code ?? signal}): ${stderr.trim()}`));
+      }
+    });
+    child.stdin.end(input ?? "");
+  });
+}
+
+async function expectRef(git, dir, ref, sha) {
+  const actual = (await git(["rev-parse", "--verify", "--quiet", ref], dir)).stdout.trim();
+  if (actual !== sha) throw new Error(`${dir}: ${ref} is ${actual || "missing"}, expected ${sha}`);
+}
+
+function fileSize(file) {
+  return statSync(file).size;
+}
+
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/** utime, stime, cutime and cstime of one process, in clock ticks, with its parent's id. */
+function readStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields[0] is the state (field 3); utime..cstime are fields 14..17.
+    return {
+      ppid: Number(fields[1]),
+      ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
+      children: Number(fields[13]) + Number(fields[14]),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ticks of the process trees under `roots`: every live process's own time plus what its reaped children
+ * used (git's upload-pack and pack-objects end up in the hub's or fcgiwrap's children time).
+ */
+function treeTicks(roots) {
+  if (roots.length === 0) return 0;
+  const stats = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat) stats.set(Number(entry), stat);
+  }
+  const inTree = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, stat] of stats) {
+      if (!inTree.has(pid) && inTree.has(stat.ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let total = 0;
+  for (const pid of inTree) total += stats.get(pid)?.ticks ?? 0;
+  return total;
+}
+
+/** CPU ticks of this process's reaped children: the git clients the benchmark ran (and what they spawned). */
+function childTicks() {
+  return readStat(process.pid)?.children ?? 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchGit();

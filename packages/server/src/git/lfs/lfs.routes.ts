@@ -1,0 +1,274 @@
+import type { Readable } from "node:stream";
+import { REPO_TYPES, type RepoType } from "@hub/api";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { credentialKey, type Authenticate, type ResolveCredentialKey } from "../../auth/authenticate.js";
+import type { Authorize } from "../../auth/authorizer.js";
+import type { Principal } from "../../auth/credential.js";
+import type { Db } from "../../db/database.js";
+import { HubError } from "../../errors.js";
+import {
+  URL_PREFIX,
+  repoResource,
+  type FoundRepo,
+  type ReposService,
+} from "../../areas/repos/repos.service.js";
+import { lfsObjectsRepository } from "./lfs-objects.repository.js";
+import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
+import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
+
+const LFS_JSON = "application/vnd.git-lfs+json";
+/** How long an action href stays valid; long enough to start a large transfer, short enough to limit a leaked URL. */
+const HREF_TTL_SECONDS = 3600;
+const MAX_OBJECTS_PER_BATCH = 1000;
+
+interface BatchObject {
+  oid?: unknown;
+  size?: unknown;
+}
+interface BatchRequest {
+  operation?: unknown;
+  transfers?: unknown;
+  objects?: unknown;
+}
+
+export interface LfsDeps {
+  db: Db;
+  repos: ReposService;
+  store: ObjectStore;
+  authenticate: Authenticate;
+  authorize: Authorize;
+  resolveCredentialKey: ResolveCredentialKey;
+  serverKey: Buffer;
+  /** The base URL of this listener as clients see it; action hrefs point back at it. */
+  baseUrl: string;
+  clock: () => Date;
+}
+
+/**
+ * Git LFS: the batch API (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md)
+ * under each repository's `info/lfs`, and the basic transfer's object URLs.
+ * Objects are stored once by content but served only through repositories
+ * they were uploaded and verified through.
+ */
+export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
+  const { db, repos, store, authenticate, authorize, resolveCredentialKey, serverKey, baseUrl, clock } = deps;
+  const now = () => Math.floor(clock().getTime() / 1000);
+
+  /** LFS errors are JSON `{message}`; a 401 names the Basic scheme so git asks for credentials. */
+  function refuse(reply: FastifyReply, status: number, message: string): FastifyReply {
+    const headers: Record<string, string> = { "content-type": LFS_JSON };
+    if (status === 401) headers["lfs-authenticate"] = 'Basic realm="Hub"';
+    return reply.status(status).headers(headers).send({ message, request_id: reply.request.id });
+  }
+
+  function refuseHubError(reply: FastifyReply, err: unknown): FastifyReply {
+    if (!(err instanceof HubError)) throw err;
+    return refuse(reply, err.status, err.message);
+  }
+
+  async function batch(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+    const { owner, repo } = request.params as { owner: string; repo: string };
+    const name = repo.endsWith(".git") ? repo.slice(0, -4) : repo;
+    const body = (request.body ?? {}) as BatchRequest;
+    if (body.operation !== "upload" && body.operation !== "download") {
+      return refuse(reply, 422, 'The batch "operation" must be "upload" or "download".');
+    }
+    if (Array.isArray(body.transfers) && body.transfers.length > 0 && !body.transfers.includes("basic")) {
+      return refuse(reply, 422, 'This hub offers the "basic" transfer only.');
+    }
+    if (!Array.isArray(body.objects) || body.objects.length > MAX_OBJECTS_PER_BATCH) {
+      return refuse(reply, 422, `"objects" must be a list of at most ${MAX_OBJECTS_PER_BATCH} objects.`);
+    }
+    const operation = body.operation;
+    let principal: Principal | null;
+    let found: FoundRepo;
+    try {
+      principal = await authenticate(request.headers);
+      if (operation === "upload" && !principal)
+        throw new HubError(
+          401,
+          "unauthenticated",
+          "Uploading needs a token: use it as the password when git asks.",
+        );
+      found = await repos.findOrHide(principal, type, owner, name);
+      await authorize(principal, operation === "upload" ? "repo:write" : "repo:read", repoResource(found));
+    } catch (err) {
+      return refuseHubError(reply, err);
+    }
+
+    const objects = (body.objects as BatchObject[]).map((object) => ({
+      oid: typeof object?.oid === "string" ? object.oid : "",
+      size: typeof object?.size === "number" ? object.size : -1,
+    }));
+    const valid = objects.filter(
+      (o) => OID_PATTERN.test(o.oid) && Number.isSafeInteger(o.size) && o.size >= 0,
+    );
+    const linked = await lfsObjectsRepository.linked(db, found.row.id, [...new Set(valid.map((o) => o.oid))]);
+    const expires = now() + HREF_TTL_SECONDS;
+    const href = (endpoint: "objects" | "verify", oid: string, size: number, op: "upload" | "download") =>
+      signTransferUrl(serverKey, `${baseUrl}/lfs/${endpoint}`, {
+        operation: op,
+        repositoryId: found.row.id,
+        oid,
+        size,
+        expires,
+        credential: credentialKey(principal),
+      });
+
+    const answers = await Promise.all(
+      objects.map(async ({ oid, size }) => {
+        if (!OID_PATTERN.test(oid) || !Number.isSafeInteger(size) || size < 0) {
+          return {
+            oid,
+            size,
+            error: {
+              code: 422,
+              message: "The oid must be 64 lower-case hex characters and the size a whole number of bytes.",
+            },
+          };
+        }
+        const linkedSize = linked.get(oid);
+        if (operation === "download") {
+          if (linkedSize === undefined)
+            return { oid, size, error: { code: 404, message: "Object does not exist in this repository." } };
+          return {
+            oid,
+            size: linkedSize,
+            authenticated: true,
+            actions: {
+              download: { href: href("objects", oid, linkedSize, "download"), expires_in: HREF_TTL_SECONDS },
+            },
+          };
+        }
+        if (linkedSize === size && (await store.size(oid)) === size)
+          return { oid, size, authenticated: true };
+        return {
+          oid,
+          size,
+          authenticated: true,
+          actions: {
+            upload: { href: href("objects", oid, size, "upload"), expires_in: HREF_TTL_SECONDS },
+            verify: { href: href("verify", oid, size, "upload"), expires_in: HREF_TTL_SECONDS },
+          },
+        };
+      }),
+    );
+    return reply
+      .header("content-type", LFS_JSON)
+      .send({ transfer: "basic", objects: answers, hash_algo: "sha256" });
+  }
+
+  /** The repository and principal a signed URL stands for, re-checked now: revoked credentials and lost access stop it. */
+  async function admitTransfer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    operation: "upload" | "download",
+  ) {
+    const { oid } = request.params as { oid: string };
+    const grant = OID_PATTERN.test(oid)
+      ? verifyTransferUrl(serverKey, oid, request.query as Record<string, unknown>, now())
+      : null;
+    if (!grant || grant.operation !== operation) {
+      refuse(reply, 403, "This transfer URL is invalid or has expired; ask the batch API for a new one.");
+      return null;
+    }
+    const principal = await resolveCredentialKey(grant.credential);
+    if (principal === undefined) {
+      refuse(reply, 401, "The credential this transfer URL was issued to is no longer valid.");
+      return null;
+    }
+    const found = await repos.findById(grant.repositoryId);
+    if (!found) {
+      refuse(reply, 404, "The repository of this transfer no longer exists.");
+      return null;
+    }
+    try {
+      await authorize(principal, operation === "upload" ? "repo:write" : "repo:read", repoResource(found));
+    } catch (err) {
+      refuseHubError(reply, err);
+      return null;
+    }
+    return { grant, repo: found };
+  }
+
+  return async (app) => {
+    app.addContentTypeParser(LFS_JSON, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
+    // Object bodies stream straight to storage, whatever content type the client declares (or none).
+    app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    const config = { access: "public" as const };
+
+    for (const type of REPO_TYPES) {
+      app.post(
+        `/${URL_PREFIX[type]}:owner/:repo/info/lfs/objects/batch`,
+        { schema: { hide: true }, config },
+        (request, reply) => batch(request, reply, type),
+      );
+    }
+
+    app.put("/lfs/objects/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+      const admitted = await admitTransfer(request, reply, "upload");
+      if (!admitted) return reply;
+      const { grant, repo } = admitted;
+      try {
+        await store.write(grant.oid, grant.size, request.body as Readable);
+      } catch (err) {
+        if (err instanceof ObjectMismatchError)
+          return refuse(reply, 422, `${err.message} Nothing was stored.`);
+        throw err;
+      }
+      await lfsObjectsRepository.link(db, repo.row.id, grant.oid, grant.size, clock().toISOString());
+      return reply.status(200).send();
+    });
+
+    app.post("/lfs/verify/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+      const admitted = await admitTransfer(request, reply, "upload");
+      if (!admitted) return reply;
+      const size = (await lfsObjectsRepository.linked(db, admitted.repo.row.id, [admitted.grant.oid])).get(
+        admitted.grant.oid,
+      );
+      if (size !== admitted.grant.size)
+        return refuse(reply, 404, "The object was not uploaded, or not whole; upload it again.");
+      return reply.header("content-type", LFS_JSON).send({ message: "verified" });
+    });
+
+    app.get("/lfs/objects/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+      const admitted = await admitTransfer(request, reply, "download");
+      if (!admitted) return reply;
+      const { grant, repo } = admitted;
+      const size = (await lfsObjectsRepository.linked(db, repo.row.id, [grant.oid])).get(grant.oid);
+      if (size === undefined || (await store.size(grant.oid)) !== size)
+        return refuse(reply, 404, "Object does not exist in this repository.");
+      return sendObject(reply, store, grant.oid, size, request.headers.range);
+    });
+  };
+}
+
+/** Streams an object, or the single byte range a `Range: bytes=a-b` header asks for (RFC 9110 §14). */
+export function sendObject(
+  reply: FastifyReply,
+  store: ObjectStore,
+  oid: string,
+  size: number,
+  rangeHeader: string | undefined,
+) {
+  reply
+    .header("accept-ranges", "bytes")
+    .header("content-type", "application/octet-stream")
+    .header("etag", `"${oid}"`);
+  const match = rangeHeader ? /^bytes=(\d*)-(\d*)$/.exec(rangeHeader.trim()) : null;
+  if (!match || (match[1] === "" && match[2] === "")) {
+    return reply.header("content-length", String(size)).send(store.read(oid));
+  }
+  const [start, end] =
+    match[1] === ""
+      ? [Math.max(0, size - Number(match[2])), size - 1]
+      : [Number(match[1]), match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1)];
+  if (start > end || start >= size) {
+    return reply.status(416).header("content-range", `bytes */${size}`).send();
+  }
+  return reply
+    .status(206)
+    .header("content-range", `bytes ${start}-${end}/${size}`)
+    .header("content-length", String(end - start + 1))
+    .send(store.read(oid, { start, end }));
+}

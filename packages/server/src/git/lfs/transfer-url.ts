@@ -1,0 +1,66 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/** What a signed transfer URL allows: one operation on one object of one repository, for one credential, until it expires. */
+export interface TransferGrant {
+  operation: "upload" | "download";
+  repositoryId: string;
+  oid: string;
+  size: number;
+  /** Unix seconds. */
+  expires: number;
+  /** The credential it was issued to (see credentialKey); re-checked on use. */
+  credential: string;
+}
+
+function signature(key: Buffer, grant: TransferGrant): Buffer {
+  const text = [
+    grant.operation,
+    grant.repositoryId,
+    grant.oid,
+    grant.size,
+    grant.expires,
+    grant.credential,
+  ].join("\n");
+  return createHmac("sha256", key).update(text).digest();
+}
+
+/**
+ * Git LFS action hrefs carry their own authorization in the URL, because some
+ * clients send the PUT with no headers at all. The signature binds every field.
+ */
+export function signTransferUrl(key: Buffer, endpoint: string, grant: TransferGrant): string {
+  const query = new URLSearchParams({
+    op: grant.operation,
+    repo: grant.repositoryId,
+    size: String(grant.size),
+    exp: String(grant.expires),
+    cred: grant.credential,
+    sig: signature(key, grant).toString("base64url"),
+  });
+  return `${endpoint}/${grant.oid}?${query.toString()}`;
+}
+
+/** The grant a URL's query carries, or null when it is malformed, forged or expired. */
+export function verifyTransferUrl(
+  key: Buffer,
+  oid: string,
+  query: Record<string, unknown>,
+  nowSeconds: number,
+): TransferGrant | null {
+  const { op, repo, size, exp, cred, sig } = query;
+  if (op !== "upload" && op !== "download") return null;
+  if (typeof repo !== "string" || typeof cred !== "string" || typeof sig !== "string") return null;
+  const grant: TransferGrant = {
+    operation: op,
+    repositoryId: repo,
+    oid,
+    size: Number(size),
+    expires: Number(exp),
+    credential: cred,
+  };
+  if (!Number.isSafeInteger(grant.size) || !Number.isSafeInteger(grant.expires)) return null;
+  const expected = signature(key, grant);
+  const presented = Buffer.from(sig, "base64url");
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
+  return grant.expires >= nowSeconds ? grant : null;
+}
