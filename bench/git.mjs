@@ -19,6 +19,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { clearInterval, setInterval } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./lib.mjs";
@@ -307,13 +308,13 @@ export async function benchGit({
         const p = paths[name];
         const context = await p.setup();
         try {
-          const server0 = treeTicks(p.serverPids);
+          const sampler = cpuSampler(p.serverPids);
           const client0 = childTicks();
           const t0 = performance.now();
           await run("git", p.args(context), { cwd: p.cwd(context), env: clientEnv });
           const wall = (performance.now() - t0) / 1000;
           const client = (childTicks() - client0) / TICKS;
-          const server = (treeTicks(p.serverPids) - server0) / TICKS;
+          const server = sampler.stop();
           await p.verify(context);
           return { wall, client, server };
         } finally {
@@ -790,48 +791,83 @@ function fileSize(file) {
 
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
 
-/** utime, stime, cutime and cstime of one process, in clock ticks, with its parent's id. */
+/** A process's own CPU ticks (utime + stime), its reaped children's (cutime + cstime) and its start time. */
 function readStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, from field 3 (state): utime..cstime are fields 14..17, starttime 22.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // fields[0] is the state (field 3); utime..cstime are fields 14..17.
     return {
-      ppid: Number(fields[1]),
-      ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
+      own: Number(fields[11]) + Number(fields[12]),
       children: Number(fields[13]) + Number(fields[14]),
+      start: fields[19],
     };
   } catch {
     return null;
   }
 }
 
-/**
- * CPU ticks of the process trees under `roots`: every live process's own time plus what its reaped children
- * used (git's upload-pack and pack-objects end up in the hub's or fcgiwrap's children time).
- */
-function treeTicks(roots) {
-  if (roots.length === 0) return 0;
-  const stats = new Map();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(entry);
-    if (stat) stats.set(Number(entry), stat);
-  }
-  const inTree = new Set(roots);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, stat] of stats) {
-      if (!inTree.has(pid) && inTree.has(stat.ppid)) {
-        inTree.add(pid);
-        grew = true;
+/** Every live process under `roots` (roots included), through each thread's `children` list. */
+function descendants(roots) {
+  const found = [];
+  const queue = [...roots];
+  while (queue.length) {
+    const pid = queue.shift();
+    found.push(pid);
+    let tasks = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tasks) {
+      try {
+        const children = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+        if (children) queue.push(...children.split(" ").map(Number));
+      } catch {
+        // the thread or process just ended
       }
     }
   }
-  let total = 0;
-  for (const pid of inTree) total += stats.get(pid)?.ticks ?? 0;
-  return total;
+  return found;
+}
+
+/**
+ * Approximate server-side CPU seconds of the process trees under `roots` while a command runs. fcgiwrap
+ * ignores SIGCHLD, so the CPU of git-http-backend and its git children never reaches anyone's cutime;
+ * instead the trees are sampled every few milliseconds and each process that came and went is counted
+ * with its own CPU time as last seen (processes shorter than one interval are missed on both sides). The
+ * long-lived processes (hub, nginx workers, fcgiwrap workers) count with their own CPU time's growth.
+ */
+function cpuSampler(roots, intervalMs = 10) {
+  const baseline = new Map();
+  for (const pid of descendants(roots)) {
+    const stat = readStat(pid);
+    if (stat) baseline.set(pid, { ...stat, last: stat.own });
+  }
+  const transient = new Map();
+  const sample = () => {
+    for (const pid of descendants(roots)) {
+      const stat = readStat(pid);
+      if (!stat) continue;
+      const known = baseline.get(pid);
+      if (known && known.start === stat.start) known.last = stat.own;
+      else transient.set(`${pid}:${stat.start}`, stat.own);
+    }
+  };
+  const timer = roots.length ? setInterval(sample, intervalMs) : null;
+  return {
+    /** Stops sampling and returns the CPU seconds seen. */
+    stop() {
+      if (!timer) return 0;
+      clearInterval(timer);
+      sample();
+      let ticks = 0;
+      for (const known of baseline.values()) ticks += known.last - known.own;
+      for (const own of transient.values()) ticks += own;
+      return ticks / TICKS;
+    },
+  };
 }
 
 /** CPU ticks of this process's reaped children: the git clients the benchmark ran (and what they spawned). */
