@@ -208,13 +208,14 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     const whole = await fetch(href);
     expect(whole.status).toBe(200);
     expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(oid);
-    for (const [name, value] of [
+    const forgeries: Array<[string, string]> = [
       ["size", "1"],
       ["op", "upload"],
       ["exp", "9999999999"],
       ["repo", "00000000-0000-0000-0000-000000000000"],
       ["sig", "AAAA"],
-    ]) {
+    ];
+    for (const [name, value] of forgeries) {
       const forged = new URL(href);
       forged.searchParams.set(name, value);
       expect((await fetch(forged)).status, name).toBe(403);
