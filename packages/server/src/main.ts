@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { createFilesService } from "./areas/files/files.service.js";
+import { createRepoFiles } from "./git/repo-files.js";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
@@ -49,6 +52,15 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const resolveCredentialKey = createCredentialResolver({ tokens, auth });
   const repos = createReposService({ db, storage, clock, config });
+  const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
+  const files = createFilesService({
+    db,
+    repos,
+    storage,
+    files: repoFiles,
+    store: objectStore,
+    maxGitBlobBytes: config.maxGitBlobBytes,
+  });
   return {
     db,
     logger,
@@ -59,6 +71,8 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     storage,
     repos,
     objectStore,
+    files,
+    repoFiles,
     serverKey,
     resolveCredentialKey,
     clock,

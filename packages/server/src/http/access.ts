@@ -26,6 +26,8 @@ declare module "fastify" {
     access?: Access;
     /** Exempt from rate limiting (health probes). */
     unmetered?: boolean;
+    /** The body may also come form-encoded (what the Python client sends for paths-info). */
+    formBody?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -137,7 +139,10 @@ export function installAccess(
       throw new HubError(400, "invalid_request", "The path or query holds a NUL character; remove it.");
     }
     if (!request.routeOptions.schema?.body) return;
-    if (!isJson(request.headers["content-type"])) {
+    const form =
+      request.routeOptions.config.formBody &&
+      /^application\/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "");
+    if (!isJson(request.headers["content-type"]) && !form) {
       throw new HubError(
         415,
         "unsupported_media_type",

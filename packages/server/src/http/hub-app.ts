@@ -7,6 +7,9 @@ import type { AccountService } from "../areas/account/account.service.js";
 import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
+import { filesRoutes } from "../areas/files/files.routes.js";
+import type { FilesService } from "../areas/files/files.service.js";
+import type { RepoFiles } from "../git/repo-files.js";
 import { reposRoutes } from "../areas/repos/repos.routes.js";
 import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
@@ -40,6 +43,8 @@ export interface AppDeps {
   repos: ReposService;
   storage: RepoStorage;
   objectStore: ObjectStore;
+  files: FilesService;
+  repoFiles: RepoFiles;
   serverKey: Buffer;
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
@@ -178,6 +183,15 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(reposRoutes({ repos: deps.repos }));
+  await app.register(
+    filesRoutes({
+      repos: deps.repos,
+      files: deps.files,
+      repoFiles: deps.repoFiles,
+      store: deps.objectStore,
+      publicUrl: config.publicUrl,
+    }),
+  );
   await app.register(smartHttp(deps));
   await app.register(lfs(deps, config.publicUrl));
   return app;

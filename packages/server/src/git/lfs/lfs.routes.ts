@@ -15,6 +15,7 @@ import {
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
+import { sendRanged } from "../../http/ranged-response.js";
 
 const LFS_JSON = "application/vnd.git-lfs+json";
 /** How long an action href stays valid; long enough to start a large transfer, short enough to limit a leaked URL. */
@@ -238,37 +239,12 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       const size = (await lfsObjectsRepository.linked(db, repo.row.id, [grant.oid])).get(grant.oid);
       if (size === undefined || (await store.size(grant.oid)) !== size)
         return refuse(reply, 404, "Object does not exist in this repository.");
-      return sendObject(reply, store, grant.oid, size, request.headers.range);
+      reply.header("content-type", "application/octet-stream").header("etag", `"${grant.oid}"`);
+      return sendRanged(
+        reply,
+        { size, open: (range) => store.read(grant.oid, range) },
+        request.headers.range,
+      );
     });
   };
-}
-
-/** Streams an object, or the single byte range a `Range: bytes=a-b` header asks for (RFC 9110 §14). */
-export function sendObject(
-  reply: FastifyReply,
-  store: ObjectStore,
-  oid: string,
-  size: number,
-  rangeHeader: string | undefined,
-) {
-  reply
-    .header("accept-ranges", "bytes")
-    .header("content-type", "application/octet-stream")
-    .header("etag", `"${oid}"`);
-  const match = rangeHeader ? /^bytes=(\d*)-(\d*)$/.exec(rangeHeader.trim()) : null;
-  if (!match || (match[1] === "" && match[2] === "")) {
-    return reply.header("content-length", String(size)).send(store.read(oid));
-  }
-  const [start, end] =
-    match[1] === ""
-      ? [Math.max(0, size - Number(match[2])), size - 1]
-      : [Number(match[1]), match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1)];
-  if (start > end || start >= size) {
-    return reply.status(416).header("content-range", `bytes */${size}`).send();
-  }
-  return reply
-    .status(206)
-    .header("content-range", `bytes ${start}-${end}/${size}`)
-    .header("content-length", String(end - start + 1))
-    .send(store.read(oid, { start, end }));
 }

@@ -1,0 +1,273 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { ApiErrorRef, REPO_TYPES, type RepoType } from "@hub/api";
+import { Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ObjectStore } from "../../git/lfs/object-store.js";
+import type { RepoFiles } from "../../git/repo-files.js";
+import { HubError } from "../../errors.js";
+import { principalOf } from "../../http/access.js";
+import { sendRanged } from "../../http/ranged-response.js";
+import { repoAccess, repositoryOf } from "../repos/repos.routes.js";
+import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
+import { entryNotFound, type FilesService } from "./files.service.js";
+
+const TREE_PAGE_SIZE = 1000;
+/** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
+const COMMIT_BODY_LIMIT = 100 * 1024 * 1024;
+
+const PreuploadRequest = Type.Object(
+  {
+    files: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        size: Type.Integer({ minimum: 0 }),
+        sample: Type.Optional(Type.String()),
+      }),
+      { maxItems: 1000 },
+    ),
+    gitAttributes: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    gitIgnore: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { additionalProperties: true, title: "PreuploadRequest" },
+);
+const PreuploadResponse = Type.Object({
+  files: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      uploadMode: Type.Union([Type.Literal("lfs"), Type.Literal("regular")]),
+      shouldIgnore: Type.Boolean(),
+    }),
+  ),
+});
+const CommitResponse = Type.Object({ commitUrl: Type.String(), commitOid: Type.String() });
+const TreeEntrySchema = Type.Object({
+  type: Type.Union([Type.Literal("file"), Type.Literal("directory")]),
+  path: Type.String(),
+  oid: Type.String(),
+  size: Type.Integer(),
+  lfs: Type.Optional(Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() })),
+});
+const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
+
+export interface FilesRoutesDeps {
+  repos: ReposService;
+  files: FilesService;
+  repoFiles: RepoFiles;
+  store: ObjectStore;
+  publicUrl: string;
+}
+
+/** The Hugging Face-compatible file API: preupload, NDJSON commits, trees, paths-info, and resolve/raw downloads. */
+export function filesRoutes({
+  repos,
+  files,
+  repoFiles,
+  store,
+  publicUrl,
+}: FilesRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addContentTypeParser(
+      "application/x-ndjson",
+      { parseAs: "string", bodyLimit: COMMIT_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    // paths-info: the Python client sends a form body.
+    app.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string" },
+      (_request, body, done) => {
+        const form = new URLSearchParams(String(body));
+        done(null, { paths: form.getAll("paths"), expand: form.get("expand") });
+      },
+    );
+
+    for (const type of REPO_TYPES) {
+      const api = `/api/${type}s/:owner/:name`;
+      const locate = (request: FastifyRequest) => {
+        const { owner, name } = request.params as { owner: string; name: string };
+        return { type, owner, name };
+      };
+      const read = repoAccess(repos, "repo:read", locate);
+      const write = repoAccess(repos, "repo:write", locate);
+      const tags = ["Repositories"];
+
+      app.post(
+        `${api}/preupload/:rev`,
+        {
+          schema: {
+            operationId: `files_preupload_${type}`,
+            tags,
+            summary: "Ask which files of a commit go through LFS.",
+            body: PreuploadRequest,
+            response: { 200: PreuploadResponse, 404: ApiErrorRef },
+          },
+          config: { access: write },
+        },
+        async (request) => ({
+          files: await files.preupload(
+            repositoryOf(request),
+            (request.params as { rev: string }).rev,
+            request.body.files,
+            request.body.gitAttributes ?? undefined,
+          ),
+        }),
+      );
+
+      app.post(
+        `${api}/commit/:rev`,
+        {
+          schema: {
+            operationId: `files_commit_${type}`,
+            tags,
+            summary: "Commit files (NDJSON: header, file, lfsFile, deletedFile, deletedFolder) to a branch.",
+            response: {
+              200: CommitResponse,
+              404: ApiErrorRef,
+              409: ApiErrorRef,
+              412: ApiErrorRef,
+              422: ApiErrorRef,
+            },
+          },
+          config: { access: write },
+        },
+        async (request) => {
+          if (typeof request.body !== "string") {
+            throw new HubError(
+              415,
+              "unsupported_media_type",
+              "Send the commit as Content-Type: application/x-ndjson.",
+            );
+          }
+          return files.commit(
+            repositoryOf(request),
+            principalOf(request),
+            (request.params as { rev: string }).rev,
+            request.body,
+          );
+        },
+      );
+
+      app.get(
+        `${api}/tree/*`,
+        {
+          schema: {
+            operationId: `files_tree_${type}`,
+            tags,
+            summary: "List files and folders at a revision, paginated with a Link header.",
+            querystring: Type.Object(
+              {
+                recursive: Type.Optional(Type.String()),
+                expand: Type.Optional(Type.String()),
+                cursor: Type.Optional(Type.String()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(TreeEntrySchema), 404: ApiErrorRef },
+          },
+          config: { access: read },
+        },
+        async (request, reply) => {
+          const repo = repositoryOf(request);
+          const { commit, path } = await files.splitRevisionPath(
+            repo,
+            (request.params as { "*": string })["*"],
+          );
+          const entries = await repoFiles.listTree(
+            repo.row.id,
+            commit,
+            path.replace(/\/$/, ""),
+            flag(request.query.recursive),
+          );
+          if (!entries) throw entryNotFound(path, commit);
+          const offset = request.query.cursor
+            ? Number(Buffer.from(request.query.cursor, "base64url").toString()) || 0
+            : 0;
+          const page = entries.slice(offset, offset + TREE_PAGE_SIZE);
+          if (offset + TREE_PAGE_SIZE < entries.length) {
+            const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
+            for (const [key, value] of Object.entries(request.query))
+              if (key !== "cursor" && typeof value === "string") next.searchParams.set(key, value);
+            next.searchParams.set(
+              "cursor",
+              Buffer.from(String(offset + TREE_PAGE_SIZE)).toString("base64url"),
+            );
+            reply.header("link", `<${next.href}>; rel="next"`);
+          }
+          return page;
+        },
+      );
+
+      app.post(
+        `${api}/paths-info/:rev`,
+        {
+          schema: {
+            operationId: `files_paths_info_${type}`,
+            tags,
+            summary: "Describe the given paths at a revision; missing paths are left out.",
+            body: Type.Object(
+              { paths: Type.Array(Type.String(), { maxItems: 1000 }), expand: Type.Optional(Type.Unknown()) },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(TreeEntrySchema), 404: ApiErrorRef },
+          },
+          config: { access: read, formBody: true },
+        },
+        async (request) => {
+          const repo = repositoryOf(request);
+          const commit = await files.resolve(repo, (request.params as { rev: string }).rev);
+          return repoFiles.pathsInfo(
+            repo.row.id,
+            commit,
+            request.body.paths.filter((p) => p.length > 0),
+          );
+        },
+      );
+
+      const web = `/${URL_PREFIX[type]}:owner/:repo`;
+      const webLocate = (request: FastifyRequest) => {
+        const { owner, repo } = request.params as { owner: string; repo: string };
+        return { type, owner, name: repo };
+      };
+      for (const mode of ["resolve", "raw"] as const) {
+        app.get(
+          `${web}/${mode}/*`,
+          { schema: { hide: true }, config: { access: repoAccess(repos, "repo:read", webLocate) } },
+          (request, reply) => download(request, reply, type, mode),
+        );
+      }
+    }
+
+    /** Sends a file; `resolve` follows LFS pointers to their objects, `raw` sends the blob itself. Range works on both. */
+    async function download(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      _type: RepoType,
+      mode: "resolve" | "raw",
+    ) {
+      const repo = repositoryOf(request);
+      const { commit, path } = await files.splitRevisionPath(repo, (request.params as { "*": string })["*"]);
+      const entry = await files.entry(repo, commit, path);
+      reply.header("x-repo-commit", commit).header("content-type", "application/octet-stream");
+      if (mode === "resolve" && entry.lfs) {
+        const { oid, size } = entry.lfs;
+        if ((await store.size(oid)) !== size) throw entryNotFound(path, commit);
+        reply
+          .header("etag", `"${oid}"`)
+          .header("x-linked-etag", `"${oid}"`)
+          .header("x-linked-size", String(size));
+        return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
+      }
+      const content = await repoFiles.readBlob(repo.row.id, entry.oid);
+      reply.header("etag", `"${entry.oid}"`);
+      return sendRanged(
+        reply,
+        {
+          size: content.length,
+          open: (range) => Readable.from([range ? content.subarray(range.start, range.end + 1) : content]),
+        },
+        request.headers.range,
+      );
+    }
+  };
+}

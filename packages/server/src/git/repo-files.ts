@@ -1,0 +1,203 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { GitCommandError, runGit } from "./git-command.js";
+import { MAX_POINTER_SIZE, parseLfsPointer } from "./lfs-pointer.js";
+import type { RepoStorage } from "./repo-storage.js";
+
+/** A file or directory of a commit's tree, as the tree and paths-info APIs show it. */
+export interface TreeEntry {
+  type: "file" | "directory";
+  path: string;
+  /** The git blob or tree id. */
+  oid: string;
+  size: number;
+  lfs?: { oid: string; size: number; pointerSize: number };
+}
+
+/** One change of a commit made through the HTTP API. */
+export type FileOperation =
+  | { kind: "write"; path: string; content: Buffer }
+  | { kind: "delete"; path: string }
+  | { kind: "deleteFolder"; path: string };
+
+export class BranchMovedError extends Error {}
+export class MissingEntryError extends Error {
+  constructor(readonly path: string) {
+    super(`A file with this name doesn't exist: ${path}`);
+  }
+}
+
+const ZERO_OID = "0".repeat(40);
+const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: "1" };
+
+/** Reads trees and blobs of a repository, and commits to it without a work tree. */
+export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
+  const git = (id: string, args: string[], input?: string | Buffer, env?: Record<string, string>) =>
+    runGit(args, { cwd: storage.pathOf(id), input, env });
+
+  /** Blob contents by id, in one git process. */
+  async function readBlobs(id: string, oids: string[]): Promise<Map<string, Buffer>> {
+    const out = await git(id, ["cat-file", "--batch"], oids.join("\n") + "\n");
+    const blobs = new Map<string, Buffer>();
+    let offset = 0;
+    for (const oid of oids) {
+      const newline = out.indexOf(10, offset);
+      const [, , size] = out.subarray(offset, newline).toString().split(" ");
+      const start = newline + 1;
+      const end = start + Number(size);
+      blobs.set(oid, out.subarray(start, end));
+      offset = end + 1;
+    }
+    return blobs;
+  }
+
+  /** Adds the LFS object each small blob points to, if it is a pointer. */
+  async function withLfs(id: string, entries: TreeEntry[]): Promise<TreeEntry[]> {
+    const small = entries.filter((e) => e.type === "file" && e.size <= MAX_POINTER_SIZE).map((e) => e.oid);
+    if (small.length === 0) return entries;
+    const blobs = await readBlobs(id, [...new Set(small)]);
+    return entries.map((entry) => {
+      const pointer =
+        entry.type === "file" && entry.size <= MAX_POINTER_SIZE
+          ? parseLfsPointer(blobs.get(entry.oid) ?? "")
+          : null;
+      return pointer
+        ? {
+            ...entry,
+            size: pointer.size,
+            lfs: { oid: pointer.oid, size: pointer.size, pointerSize: entry.size },
+          }
+        : entry;
+    });
+  }
+
+  function parseLsTree(out: Buffer, prefix: string): TreeEntry[] {
+    return out
+      .toString("utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((line) => {
+        const tab = line.indexOf("\t");
+        const [, type, oid, size] = line.slice(0, tab).split(/\s+/);
+        const name = line.slice(tab + 1);
+        return {
+          type: type === "tree" ? ("directory" as const) : ("file" as const),
+          path: prefix ? `${prefix}/${name}` : name,
+          oid: oid ?? "",
+          size: type === "tree" ? 0 : Number(size),
+        };
+      })
+      .filter((entry) => entry.oid.length > 0);
+  }
+
+  return {
+    /**
+     * The entries under `dir` at a commit (all of them, depth first, when
+     * recursive); null when `dir` is not a directory there.
+     */
+    async listTree(id: string, commit: string, dir: string, recursive: boolean): Promise<TreeEntry[] | null> {
+      const treeish = dir ? `${commit}:${dir}` : `${commit}^{tree}`;
+      let out: Buffer;
+      try {
+        out = await git(id, [
+          "ls-tree",
+          "-z",
+          "-l",
+          ...(recursive ? ["-r", "-t"] : []),
+          "--end-of-options",
+          treeish,
+        ]);
+      } catch (err) {
+        if (err instanceof GitCommandError) return null;
+        throw err;
+      }
+      return withLfs(id, parseLsTree(out, dir));
+    },
+
+    /** The entries at exactly these paths of a commit; missing paths are left out. */
+    async pathsInfo(id: string, commit: string, paths: string[]): Promise<TreeEntry[]> {
+      if (paths.length === 0) return [];
+      const out = await git(
+        id,
+        ["ls-tree", "-z", "-l", "--end-of-options", commit, "--", ...paths],
+        undefined,
+        LITERAL_PATHS,
+      );
+      return withLfs(id, parseLsTree(out, ""));
+    },
+
+    /** The content of a blob. */
+    async readBlob(id: string, oid: string): Promise<Buffer> {
+      return (await readBlobs(id, [oid])).get(oid) ?? Buffer.alloc(0);
+    },
+
+    /**
+     * Commits the operations on top of the branch head and moves the branch,
+     * only if it still points where it did (compare-and-swap), so concurrent
+     * writers serialize and the loser learns it lost rather than overwriting.
+     */
+    async commit(
+      id: string,
+      input: {
+        branch: string;
+        head: string;
+        message: string;
+        author: { name: string; email: string };
+        operations: FileOperation[];
+      },
+    ): Promise<string> {
+      await mkdir(scratchDir, { recursive: true });
+      const index = path.join(scratchDir, `index-${randomBytes(8).toString("hex")}`);
+      const env = { ...LITERAL_PATHS, GIT_INDEX_FILE: index };
+      try {
+        await git(id, ["read-tree", input.head], undefined, env);
+        const lines: string[] = [];
+        for (const operation of input.operations) {
+          if (operation.kind === "write") {
+            const blob = (await git(id, ["hash-object", "-w", "--stdin"], operation.content))
+              .toString()
+              .trim();
+            lines.push(`100644 ${blob}\t${operation.path}`);
+            continue;
+          }
+          const pathspec =
+            operation.kind === "deleteFolder" ? `${operation.path.replace(/\/$/, "")}/` : operation.path;
+          const present = (await git(id, ["ls-files", "-z", "--", pathspec], undefined, env))
+            .toString()
+            .split("\0")
+            .filter(Boolean);
+          const exact = operation.kind === "delete" ? present.filter((p) => p === operation.path) : present;
+          if (exact.length === 0) throw new MissingEntryError(operation.path);
+          for (const file of exact) lines.push(`0 ${ZERO_OID}\t${file}`);
+        }
+        if (lines.length > 0)
+          await git(id, ["update-index", "-z", "--index-info"], lines.join("\0") + "\0", env);
+        const tree = (await git(id, ["write-tree"], undefined, env)).toString().trim();
+        const identity = {
+          GIT_AUTHOR_NAME: input.author.name,
+          GIT_AUTHOR_EMAIL: input.author.email,
+          GIT_COMMITTER_NAME: input.author.name,
+          GIT_COMMITTER_EMAIL: input.author.email,
+        };
+        const commit = (
+          await git(id, ["commit-tree", tree, "-p", input.head, "-F", "-"], input.message, identity)
+        )
+          .toString()
+          .trim();
+        try {
+          await git(id, ["update-ref", `refs/heads/${input.branch}`, commit, input.head]);
+        } catch (err) {
+          if (err instanceof GitCommandError)
+            throw new BranchMovedError(`Branch ${input.branch} moved while committing.`);
+          throw err;
+        }
+        return commit;
+      } finally {
+        await rm(index, { force: true });
+      }
+    },
+  };
+}
+
+export type RepoFiles = ReturnType<typeof createRepoFiles>;

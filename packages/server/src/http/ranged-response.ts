@@ -1,0 +1,38 @@
+import type { Readable } from "node:stream";
+import type { FastifyReply } from "fastify";
+
+/** Something that can be sent whole or in part. */
+export interface RangedBody {
+  size: number;
+  /** Opens the content, or the inclusive byte range of it. */
+  open(range?: { start: number; end: number }): Readable;
+}
+
+/**
+ * Sends a body whole, or the single range a `Range: bytes=a-b`, `bytes=a-` or
+ * `bytes=-n` header asks for (RFC 9110 §14), with 416 for one it cannot satisfy.
+ */
+export function sendRanged(
+  reply: FastifyReply,
+  body: RangedBody,
+  rangeHeader: string | undefined,
+): FastifyReply {
+  const { size } = body;
+  reply.header("accept-ranges", "bytes");
+  const match = rangeHeader ? /^bytes=(\d*)-(\d*)$/.exec(rangeHeader.trim()) : null;
+  if (!match || (match[1] === "" && match[2] === "")) {
+    return reply.header("content-length", String(size)).send(body.open());
+  }
+  const [start, end] =
+    match[1] === ""
+      ? [Math.max(0, size - Number(match[2])), size - 1]
+      : [Number(match[1]), match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1)];
+  if (start > end || start >= size) {
+    return reply.status(416).header("content-range", `bytes */${size}`).send();
+  }
+  return reply
+    .status(206)
+    .header("content-range", `bytes ${start}-${end}/${size}`)
+    .header("content-length", String(end - start + 1))
+    .send(body.open({ start, end }));
+}
