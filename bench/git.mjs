@@ -3,14 +3,18 @@
 // commits, and full push of a generated repository into a just-created one.
 //
 // The repository is generated with `git fast-import` from a fixed seed, so every run measures the same
-// objects. Both servers hold their repositories with the hub's repository configuration
-// (receive.fsckObjects, uploadpack.allowFilter, core.logAllRefUpdates) and start from one initial commit on
-// main, so the two differ only in what sits between git and the socket: the hub (Node, authentication, the
-// pre-receive push policy) or nginx + fcgiwrap + git-http-backend. Paths are interleaved run by run, after
+// objects; its default shape is the "M" of the reference measurements (../shared/reference/git-anchors.md
+// section 4): 5,000 text files of 1-8 KB, 1,000 commits touching 20 files each, 10 random 2 MB blobs.
+//
+// Both servers hold their repositories with the hub's repository configuration (receive.fsckObjects,
+// uploadpack.allowFilter, core.logAllRefUpdates) and start from one initial commit on main, so the two
+// differ only in what sits between git and the socket: the hub (Node, authentication, the pre-receive push
+// policy) or nginx + fcgiwrap + git-http-backend (no authentication, `http.receivepack true`). Paths are interleaved run by run, after
 // warm-ups, so drift on a busy machine spreads over all of them.
 //
-// Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`).
-import { execFileSync, spawn } from "node:child_process";
+// Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`) and a built hub (`npm run build`).
+// `node bench/git.mjs [--runs 7] [--fetch-runs 15] [--seed 1]`; about a minute and a half on 2 vCPUs.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createCipheriv, createHash } from "node:crypto";
 import { once } from "node:events";
 import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync } from "node:fs";
@@ -21,7 +25,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { clearInterval, setInterval } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { startServer } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,17 +37,18 @@ const TARGET = 1.1;
 
 /**
  * Runs the git benchmark and prints one table per scenario with the hub/http-backend ratio (and hub/file
- * for clones). Sizes default to a scaled-down "M" repository that keeps the whole run to a few minutes.
+ * for clones); resolves with every sample and ratio. Each scenario runs `warmup` untimed rounds, then
+ * `runs` timed rounds (`fetchRuns` for the short fetch), every path once per round.
  */
 export async function benchGit({
-  runs = 5,
+  runs = 7,
   warmup = 1,
-  fetchRuns = 10,
+  fetchRuns = 15,
   seed = 1,
-  files = 2000,
+  files = 5000,
   commits = 1000,
-  filesPerCommit = 10,
-  bigBlobs = 5,
+  filesPerCommit = 20,
+  bigBlobs = 10,
   bigBlobBytes = 2 * MiB,
   fetchCommits = 10,
 } = {}) {
@@ -120,8 +126,18 @@ export async function benchGit({
       packMiB: packBytes / MiB,
       generateSeconds: (performance.now() - started) / 1000,
     };
+    const version = (program, args) => {
+      const result = spawnSync(program, args, { encoding: "utf8" });
+      return `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
+    };
+    const nginxVersion = version(nginxBin, ["-v"]).replace(/^nginx version: /, "");
     console.log(
-      `\nGenerated (seed ${seed}): ${files} text files of 1-8 KB, ${commits} commits touching ${filesPerCommit} files each, ` +
+      `\nGit over HTTP: hub vs ${nginxVersion} + fcgiwrap + git-http-backend vs file://; ` +
+        `${version("git", ["--version"])}, Node ${process.version}, ${os.cpus().length} CPUs, ` +
+        `load average ${os.loadavg()[0].toFixed(2)}`,
+    );
+    console.log(
+      `Generated (seed ${seed}): ${files} text files of 1-8 KB, ${commits} commits touching ${filesPerCommit} files each, ` +
         `${bigBlobs} x ${(bigBlobBytes / MiB).toFixed(0)} MB random blobs: ${objectCount} objects, ` +
         `${repoSummary.packMiB.toFixed(1)} MiB pack (${repoSummary.generateSeconds.toFixed(1)} s)`,
     );
@@ -299,33 +315,39 @@ export async function benchGit({
 
     const results = { repo: repoSummary, scenarios: { clone, fetch: fetched, push: pushed } };
     printSummary(results.scenarios);
+    console.log(`load average at the end: ${os.loadavg()[0].toFixed(2)} (a busy machine widens the spread)`);
     return results;
 
     async function scenario({ key, title, runs: count, warmup: warmups, paths }) {
       const names = Object.keys(paths);
       const samples = Object.fromEntries(names.map((name) => [name, []]));
-      const once = async (name) => {
+      const measureOnce = async (name) => {
         const p = paths[name];
         const context = await p.setup();
         try {
           const sampler = cpuSampler(p.serverPids);
           const client0 = childTicks();
           const t0 = performance.now();
-          await run("git", p.args(context), { cwd: p.cwd(context), env: clientEnv });
-          const wall = (performance.now() - t0) / 1000;
+          let wall;
+          let server;
+          try {
+            await run("git", p.args(context), { cwd: p.cwd(context), env: clientEnv });
+            wall = (performance.now() - t0) / 1000;
+          } finally {
+            server = sampler.stop();
+          }
           const client = (childTicks() - client0) / TICKS;
-          const server = sampler.stop();
           await p.verify(context);
           return { wall, client, server };
         } finally {
           await p.teardown(context);
         }
       };
-      for (let w = 0; w < warmups; w++) for (const name of names) await once(name);
+      for (let w = 0; w < warmups; w++) for (const name of names) await measureOnce(name);
       for (let i = 0; i < count; i++) {
         // Rotate the order so no path always runs first (or right after the same neighbour).
         const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
-        for (const name of order) samples[name].push(await once(name));
+        for (const name of order) samples[name].push(await measureOnce(name));
       }
       const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
       const ratio = (a, b) =>
@@ -358,7 +380,7 @@ const LABELS = {
 };
 
 function printScenario({ title, runs, warmup, stats, hubVsBackend, hubVsFile }) {
-  console.log(`\n${title}: ${runs} runs after ${warmup} warm-up, interleaved`);
+  console.log(`\n${title}: ${runs} runs after ${warmup} warm-up${warmup === 1 ? "" : "s"}, interleaved`);
   console.log("| path | median s | mean s | min s | max s | server CPU s | client CPU s |");
   console.log("|---|---|---|---|---|---|---|");
   for (const [name, s] of Object.entries(stats)) {
@@ -856,12 +878,16 @@ function cpuSampler(roots, intervalMs = 10) {
     }
   };
   const timer = roots.length ? setInterval(sample, intervalMs) : null;
+  let stopped = false;
   return {
     /** Stops sampling and returns the CPU seconds seen. */
     stop() {
       if (!timer) return 0;
-      clearInterval(timer);
-      sample();
+      if (!stopped) {
+        stopped = true;
+        clearInterval(timer);
+        sample();
+      }
       let ticks = 0;
       for (const known of baseline.values()) ticks += known.last - known.own;
       for (const own of transient.values()) ticks += own;
@@ -875,4 +901,19 @@ function childTicks() {
   return readStat(process.pid)?.children ?? 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchGit();
+function positiveInteger(name, raw) {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of 1 or more.`);
+  return value;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: { runs: { type: "string" }, "fetch-runs": { type: "string" }, seed: { type: "string" } },
+  });
+  const options = {};
+  if (values.runs) options.runs = positiveInteger("runs", values.runs);
+  if (values["fetch-runs"]) options.fetchRuns = positiveInteger("fetch-runs", values["fetch-runs"]);
+  if (values.seed) options.seed = positiveInteger("seed", values.seed);
+  await benchGit(options);
+}

@@ -9,13 +9,15 @@ import type { RateLimitConfig } from "../config.js";
 import { HubError, unauthenticated } from "../errors.js";
 
 /**
- * What every Hub route declares: `public` (no credential looked at), or the
- * action it performs and, when it is not the caller's own account, on which
- * resource. The declaration drives authentication, authorization and the
+ * What every Hub route declares: `public` (no credential looked at),
+ * `optional` (a credential is used when sent; the route filters what it shows
+ * through the authorization rules itself), or the action it performs and,
+ * when it is not the caller's own account, on which resource. The declaration drives authentication, authorization and the
  * operation's security requirement in the OpenAPI document.
  */
 export type Access =
   | "public"
+  | "optional"
   | {
       action: Action;
       resource?: (request: FastifyRequest, principal: Principal | null) => Resource | Promise<Resource>;
@@ -53,6 +55,11 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[429] ??= ApiErrorRef;
   if (access === "public") {
     schema.security = [];
+    return;
+  }
+  if (access === "optional") {
+    schema.security = [{}, { bearer: [] }];
+    response[401] ??= ApiErrorRef;
     return;
   }
   schema.security = [{ bearer: scopeOf(access.action) }];
@@ -160,7 +167,7 @@ export function installAccess(
 
   app.addHook("preHandler", async (request) => {
     const access = request.routeOptions.config.access;
-    if (!access || access === "public") return;
+    if (!access || access === "public" || access === "optional") return;
     const principal = request.principal;
     const resource = access.resource
       ? await access.resource(request, principal)

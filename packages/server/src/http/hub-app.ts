@@ -182,7 +182,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
-  await app.register(reposRoutes({ repos: deps.repos }));
+  await app.register(reposRoutes({ repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(
     filesRoutes({
       repos: deps.repos,

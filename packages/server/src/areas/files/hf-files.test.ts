@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createRepo, deleteFile, downloadFile, listFiles, repoExists, uploadFiles } from "@huggingface/hub";
+import {
+  createRepo,
+  deleteFile,
+  downloadFile,
+  listFiles,
+  listModels,
+  repoExists,
+  uploadFiles,
+} from "@huggingface/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
 import { startHub, type TestHub } from "../../test-support/hub-process.js";
@@ -66,6 +74,13 @@ describe.each(DIALECTS)("the official @huggingface/hub client on files, on %s", 
     const whole = new Uint8Array((await weights?.arrayBuffer()) ?? new ArrayBuffer(0));
     expect(sha256(whole)).toBe(sha256(big));
     expect(await downloadFile({ repo, path: "nope.txt", ...credentials() })).toBeNull();
+  });
+
+  it("finds the repository with listModels", async () => {
+    const found = [];
+    for await (const model of listModels({ search: { owner: "alice" }, ...credentials() }))
+      found.push(model.name);
+    expect(found).toEqual(["alice/files"]);
   });
 
   it("deletes a file with a commit", async () => {

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { DbOrTx } from "../../db/database.js";
 import type { RepositoryRow } from "../../db/schema.js";
 
@@ -27,6 +28,52 @@ export const reposRepository = {
       (await db.selectFrom(table).select("handle").where("id", "=", ownerId).executeTakeFirst())?.handle ??
       null
     );
+  },
+
+  /**
+   * A page of repositories of a kind that the caller can possibly see (public,
+   * its own, or its organizations'), with their owners' handles. The caller's
+   * credential may narrow this further; the service asks the authorization rules per row.
+   */
+  listVisible(
+    db: DbOrTx,
+    query: {
+      type: string;
+      viewerIds: string[];
+      author?: string;
+      search?: string;
+      sort: "updated_at" | "created_at" | "full_name";
+      descending: boolean;
+      offset: number;
+      limit: number;
+    },
+  ) {
+    const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
+    const fullName = sql<string>`coalesce(users.handle, organizations.handle) || '/' || repositories.name`;
+    let select = db
+      .selectFrom("repositories")
+      .leftJoin("users", "users.id", "repositories.owner_id")
+      .leftJoin("organizations", "organizations.id", "repositories.owner_id")
+      .selectAll("repositories")
+      .select(ownerHandle.as("owner_handle"))
+      .where("repositories.type", "=", query.type)
+      .where((eb) =>
+        query.viewerIds.length > 0
+          ? eb.or([eb("repositories.private", "=", 0), eb("repositories.owner_id", "in", query.viewerIds)])
+          : eb("repositories.private", "=", 0),
+      );
+    if (query.author) select = select.where(ownerHandle, "=", query.author);
+    if (query.search) {
+      const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      select = select.where(sql<boolean>`${fullName} like ${pattern} escape '\\'`);
+    }
+    const order = query.sort === "full_name" ? fullName : sql.ref(`repositories.${query.sort}`);
+    return select
+      .orderBy(order, query.descending ? "desc" : "asc")
+      .orderBy("repositories.id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
   },
 
   delete: (db: DbOrTx, id: string) => db.deleteFrom("repositories").where("id", "=", id).execute(),

@@ -77,7 +77,22 @@ function namespaceOf(body: { organization?: string | null }, principal: Principa
 }
 
 /** Repository creation, deletion and information, in the spec's shape and in the Hugging Face clients' shape. */
-export function reposRoutes({ repos }: { repos: ReposService }): FastifyPluginAsyncTypebox {
+const RepoListItemSchema = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  author: Type.String(),
+  private: Type.Boolean(),
+  createdAt: Type.String({ format: "date-time" }),
+  lastModified: Type.String({ format: "date-time" }),
+});
+
+export function reposRoutes({
+  repos,
+  publicUrl,
+}: {
+  repos: ReposService;
+  publicUrl: string;
+}): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       "/api/repos",
@@ -163,6 +178,52 @@ export function reposRoutes({ repos }: { repos: ReposService }): FastifyPluginAs
     );
 
     for (const type of REPO_TYPES) {
+      app.get(
+        `/api/${type}s`,
+        {
+          schema: {
+            operationId: `repos_list_${type}`,
+            tags: ["Repositories"],
+            summary: `List the ${type} repositories you may read, paginated with an absolute Link header.`,
+            querystring: Type.Object(
+              {
+                search: Type.Optional(Type.String({ maxLength: 200 })),
+                author: Type.Optional(Type.String({ maxLength: 100 })),
+                sort: Type.Optional(Type.String()),
+                direction: Type.Optional(Type.String()),
+                limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+                cursor: Type.Optional(Type.String()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(RepoListItemSchema) },
+          },
+          config: { access: "optional" },
+        },
+        async (request, reply) => {
+          const { search, author, sort, direction, cursor } = request.query;
+          const limit = request.query.limit ?? 100;
+          const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString()) || 0 : 0;
+          const page = await repos.list(request.principal, type, {
+            search,
+            author,
+            sort,
+            direction,
+            limit,
+            offset,
+          });
+          if (page.next !== null) {
+            const next = new URL(`${publicUrl}/api/${type}s`);
+            for (const [key, value] of Object.entries(request.query)) {
+              if (key !== "cursor" && value !== undefined) next.searchParams.set(key, String(value));
+            }
+            next.searchParams.set("cursor", Buffer.from(String(page.next)).toString("base64url"));
+            reply.header("link", `<${next.href}>; rel="next"`);
+          }
+          return page.items;
+        },
+      );
+
       const params = Type.Object({
         owner: Type.String(),
         name: Type.String(),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RepoInfo, RepoSummary, RepoType } from "@hub/api";
-import type { Owner, Resource } from "../../auth/authorize.js";
+import { ORG_ROLES, decide, type Owner, type Resource } from "../../auth/authorize.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
@@ -9,6 +9,7 @@ import { DEFAULT_GITATTRIBUTES } from "../../git/default-gitattributes.js";
 import type { RepoStorage } from "../../git/repo-storage.js";
 import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
+import { orgsRepository } from "../orgs/orgs.repository.js";
 import { reposRepository } from "./repos.repository.js";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
@@ -33,6 +34,22 @@ export interface FoundRepo {
 /** The authorization resource a repository is. */
 export function repoResource(repo: FoundRepo): Resource {
   return { type: "repository", fullName: repo.fullName, owner: repo.owner, private: repo.row.private === 1 };
+}
+
+/** A repository list entry, as the Hugging Face clients read it. */
+export interface RepoListItem {
+  _id: string;
+  id: string;
+  author: string;
+  private: boolean;
+  createdAt: string;
+  lastModified: string;
+}
+
+function ownerOf(row: RepositoryRow, handle: string): FoundRepo["owner"] {
+  return row.owner_type === "org"
+    ? { type: "org", id: row.owner_id, handle }
+    : { type: "user", id: row.owner_id, handle };
 }
 
 function checkName(name: string): void {
@@ -74,11 +91,12 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       if (!row) return null;
       const handle = await reposRepository.ownerHandle(db, row.owner_type, row.owner_id);
       if (handle === null) return null;
-      const owner =
-        row.owner_type === "org"
-          ? { type: "org" as const, id: row.owner_id, handle }
-          : { type: "user" as const, id: row.owner_id, handle };
-      return { row, owner, fullName: `${handle}/${row.name}`, type: row.type as RepoType };
+      return {
+        row,
+        owner: ownerOf(row, handle),
+        fullName: `${handle}/${row.name}`,
+        type: row.type as RepoType,
+      };
     },
 
     /**
@@ -154,6 +172,69 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
         throw err;
       }
       return { row, owner, fullName, type: input.type };
+    },
+
+    /**
+     * A page of the repositories of a kind the caller may read, newest change
+     * first by default; `next` is the offset of the following page, if any.
+     */
+    async list(
+      principal: Principal | null,
+      type: RepoType,
+      query: {
+        author?: string;
+        search?: string;
+        sort?: string;
+        direction?: string;
+        limit: number;
+        offset: number;
+      },
+    ): Promise<{ items: RepoListItem[]; next: number | null }> {
+      const memberships = principal ? await orgsRepository.membershipsOfUser(db, principal.userId) : [];
+      const roles = new Map(memberships.map((m) => [m.id, m.role]));
+      const sort =
+        query.sort === "createdAt" ? "created_at" : query.sort === "id" ? "full_name" : "updated_at";
+      const rows = await reposRepository.listVisible(db, {
+        type,
+        viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
+        author: query.author,
+        search: query.search,
+        sort,
+        descending: query.direction ? query.direction === "-1" : sort !== "full_name",
+        offset: query.offset,
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const items = page
+        .map((row) => ({
+          row,
+          owner: ownerOf(row, row.owner_handle),
+          fullName: `${row.owner_handle}/${row.name}`,
+          type,
+        }))
+        .filter((repo) => {
+          const role =
+            repo.owner.type === "org"
+              ? (ORG_ROLES.find((r) => r === roles.get(repo.owner.id)) ?? null)
+              : null;
+          return decide({
+            principal,
+            action: "repo:read",
+            resource: repoResource(repo),
+            membershipRole: role,
+            now: clock(),
+            reauthWindowSeconds: 0,
+          }).allowed;
+        })
+        .map((repo) => ({
+          _id: repo.row.id,
+          id: repo.fullName,
+          author: repo.owner.handle,
+          private: repo.row.private === 1,
+          createdAt: repo.row.created_at,
+          lastModified: repo.row.updated_at || repo.row.created_at,
+        }));
+      return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
     },
 
     /** Records that the repository changed (a push or a commit landed). */

@@ -191,3 +191,104 @@ describe.each(DIALECTS)("repositories API on %s", (dialect) => {
     expect((await create(alice, { repo_id: "alice/doomed" })).status).toBe(201);
   });
 });
+
+describe("repository listing", () => {
+  let hub: TestHub;
+  let alice: string;
+  let bob: string;
+
+  interface Item {
+    id: string;
+    private: boolean;
+  }
+  const list = async (query: string, token?: string) => {
+    const response = await hub.request(`/api/models${query}`, token ? { token } : {});
+    expect(response.status).toBe(200);
+    return { items: await readJson<Item[]>(response), link: response.headers.get("link") };
+  };
+
+  beforeAll(async () => {
+    hub = await startHub();
+    await hub.createUser("alice");
+    await hub.createUser("bob");
+    expect((await hub.cli(["org", "create", "acme", "--owner", "alice"])).code).toBe(0);
+    alice = await hub.createToken("alice");
+    bob = await hub.createToken("bob");
+    for (const [repoId, isPrivate] of [
+      ["alice/pub-one", false],
+      ["alice/pub-two", false],
+      ["alice/secret", true],
+      ["acme/team-secret", true],
+      ["bob/bobs-model", false],
+    ] as const) {
+      expect(
+        (
+          await hub.request("/api/repos", {
+            method: "POST",
+            token: repoId.startsWith("bob") ? bob : alice,
+            json: { repo_id: repoId, private: isPrivate },
+          })
+        ).status,
+      ).toBe(201);
+    }
+  });
+  afterAll(() => hub?.stop());
+
+  it("shows anonymous callers public repositories only, and owners their private ones too", async () => {
+    const ids = (items: Item[]) => items.map((i) => i.id).sort();
+    expect(ids((await list("")).items)).toEqual(["alice/pub-one", "alice/pub-two", "bob/bobs-model"]);
+    expect(ids((await list("", alice)).items)).toEqual([
+      "acme/team-secret",
+      "alice/pub-one",
+      "alice/pub-two",
+      "alice/secret",
+      "bob/bobs-model",
+    ]);
+    expect(ids((await list("", bob)).items)).toEqual(["alice/pub-one", "alice/pub-two", "bob/bobs-model"]);
+    const granted = await hub.createToken("alice", ["--scopes", "repo:read", "--repos", "alice/secret"]);
+    expect(ids((await list("", granted)).items)).toEqual([
+      "alice/pub-one",
+      "alice/pub-two",
+      "alice/secret",
+      "bob/bobs-model",
+    ]);
+    expect(
+      (await hub.request("/api/models", { token: "hf_wrongwrongwrongwrongwrongwrongwron" })).status,
+    ).toBe(401);
+  });
+
+  it("filters by author and search text, and sorts by id", async () => {
+    expect((await list("?author=alice&sort=id", alice)).items.map((i) => i.id)).toEqual([
+      "alice/pub-one",
+      "alice/pub-two",
+      "alice/secret",
+    ]);
+    expect((await list("?search=TWO")).items.map((i) => i.id)).toEqual(["alice/pub-two"]);
+    expect((await list("?search=%25")).items).toEqual([]);
+    expect((await list("?search=alice%2Fpub&sort=id")).items.map((i) => i.id)).toEqual([
+      "alice/pub-one",
+      "alice/pub-two",
+    ]);
+  });
+
+  it("paginates with an absolute Link header that the next page follows", async () => {
+    const seen: string[] = [];
+    let url: string | null = `${hub.url}/api/models?limit=2&sort=id&expand=private&expand=likes`;
+    let pages = 0;
+    while (url) {
+      const response: Response = await fetch(url, { headers: { authorization: `Bearer ${alice}` } });
+      seen.push(...(await readJson<Item[]>(response)).map((i) => i.id));
+      const link = response.headers.get("link");
+      url = link ? (/^<(https?:\/\/[^>]+)>; rel="next"$/.exec(link)?.[1] ?? null) : null;
+      pages++;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toEqual([
+      "acme/team-secret",
+      "alice/pub-one",
+      "alice/pub-two",
+      "alice/secret",
+      "bob/bobs-model",
+    ]);
+  });
+});
