@@ -67,6 +67,7 @@ export async function benchGit({
   const cleanup = async () => {
     if (cleaned) return;
     cleaned = true;
+    await stopRunning();
     for (const step of cleanups.reverse()) {
       try {
         await step();
@@ -74,11 +75,13 @@ export async function benchGit({
         console.error(`cleanup: ${err.message}`);
       }
     }
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   };
   const onSignal = (signal) => {
     console.error(`\n${signal}: stopping the servers and removing ${tmp}`);
-    void cleanup().finally(() => process.exit(130));
+    cleanup()
+      .catch((err) => console.error(`cleanup: ${err.message}`))
+      .finally(() => process.exit(130));
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
@@ -190,14 +193,15 @@ export async function benchGit({
     // (b) nginx + fcgiwrap + git-http-backend on loopback, with repositories set up like the hub's.
     const projectRoot = path.join(tmp, "backend-repos");
     mkdirSync(projectRoot);
-    const backend = await startHttpBackend(path.join(tmp, "nginx"), {
+    const backendProcesses = [];
+    cleanups.push(() => stopGroups(backendProcesses));
+    const backend = await startHttpBackend(path.join(tmp, "nginx"), backendProcesses, {
       nginxBin,
       fcgiwrapBin,
       httpBackend,
       projectRoot,
       port: await freePort(19000, 19099),
     });
-    cleanups.push(() => backend.stop());
     const backendRepo = async (name) => {
       const dir = path.join(projectRoot, `${name}.git`);
       await initLikeTheHub(dir, clientEnv);
@@ -540,8 +544,10 @@ async function generateRepository(
   });
   const stderr = [];
   child.stderr.on("data", (chunk) => stderr.push(chunk));
+  running.add(child);
   child.stdin.on("error", () => {});
   const closed = new Promise((resolve) => child.once("close", resolve));
+  void closed.then(() => running.delete(child));
   const write = async (data) => {
     if (!child.stdin.write(data)) await Promise.race([once(child.stdin, "drain"), closed]);
   };
@@ -610,32 +616,29 @@ async function initLikeTheHub(dir, env) {
 
 /**
  * nginx in the foreground with a private configuration, passing every request to git-http-backend through
- * fcgiwrap on a unix socket, with buffering off both ways as a streaming deployment would have it.
+ * fcgiwrap on a unix socket, with buffering off both ways as a streaming deployment would have it. Each
+ * process is added to `processes` as soon as it starts, so the caller can stop them whatever happens.
  */
-async function startHttpBackend(dir, { nginxBin, fcgiwrapBin, httpBackend, projectRoot, port }) {
+async function startHttpBackend(dir, processes, { nginxBin, fcgiwrapBin, httpBackend, projectRoot, port }) {
   for (const sub of ["body", "fastcgi", "proxy", "uwsgi", "scgi", "logs"])
     mkdirSync(path.join(dir, sub), { recursive: true });
   const socket = path.join(dir, "fcgiwrap.sock");
-  const processes = [];
-  const stop = async () => {
-    for (const child of processes.reverse()) await stopGroup(child);
-  };
-  try {
-    const fcgiLog = openSync(path.join(dir, "logs/fcgiwrap.log"), "a");
-    const fcgiwrap = spawn(fcgiwrapBin, ["-c", "4", "-s", `unix:${socket}`], {
-      env: { PATH: process.env.PATH },
-      stdio: ["ignore", fcgiLog, fcgiLog],
-      detached: true,
-    });
-    closeSync(fcgiLog);
-    processes.push(fcgiwrap);
-    await waitFor(() => existsSync(socket), fcgiwrap, "fcgiwrap");
+  const fcgiLog = openSync(path.join(dir, "logs/fcgiwrap.log"), "a");
+  // One fcgiwrap process is enough for git's one request at a time, and leaves no orphaned workers.
+  const fcgiwrap = spawn(fcgiwrapBin, ["-s", `unix:${socket}`], {
+    env: { PATH: process.env.PATH },
+    stdio: ["ignore", fcgiLog, fcgiLog],
+    detached: true,
+  });
+  closeSync(fcgiLog);
+  processes.push(fcgiwrap);
+  await waitFor(() => existsSync(socket), fcgiwrap, "fcgiwrap");
 
-    const conf = path.join(dir, "nginx.conf");
-    const userLine = process.getuid?.() === 0 ? "user root;" : "";
-    writeFileSync(
-      conf,
-      `${userLine}
+  const conf = path.join(dir, "nginx.conf");
+  const userLine = process.getuid?.() === 0 ? "user root;" : "";
+  writeFileSync(
+    conf,
+    `${userLine}
 worker_processes 2;
 events { worker_connections 256; }
 http {
@@ -658,7 +661,7 @@ http {
       fastcgi_param GIT_HTTP_EXPORT_ALL "";
       fastcgi_param GIT_PROTOCOL $http_git_protocol;
       fastcgi_param GIT_CONFIG_NOSYSTEM 1;
-      fastcgi_param PATH ${process.env.PATH};
+      fastcgi_param PATH /usr/local/bin:/usr/bin:/bin;
       fastcgi_param PATH_INFO $uri;
       fastcgi_param QUERY_STRING $query_string;
       fastcgi_param REQUEST_METHOD $request_method;
@@ -670,30 +673,31 @@ http {
   }
 }
 `,
-    );
-    const nginxLog = openSync(path.join(dir, "logs/nginx.log"), "a");
-    const nginx = spawn(
-      nginxBin,
-      [
-        "-p",
-        `${dir}/`,
-        "-e",
-        path.join(dir, "logs/error.log"),
-        "-c",
-        conf,
-        "-g",
-        `daemon off; pid ${dir}/nginx.pid;`,
-      ],
-      { stdio: ["ignore", nginxLog, nginxLog], detached: true },
-    );
-    closeSync(nginxLog);
-    processes.push(nginx);
-    await waitFor(() => canConnect(port), nginx, "nginx", path.join(dir, "logs"));
-    return { url: `http://127.0.0.1:${port}`, pids: [nginx.pid, fcgiwrap.pid], stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  );
+  const nginxLog = openSync(path.join(dir, "logs/nginx.log"), "a");
+  const nginx = spawn(
+    nginxBin,
+    [
+      "-p",
+      `${dir}/`,
+      "-e",
+      path.join(dir, "logs/error.log"),
+      "-c",
+      conf,
+      "-g",
+      `daemon off; pid ${dir}/nginx.pid;`,
+    ],
+    { stdio: ["ignore", nginxLog, nginxLog], detached: true },
+  );
+  closeSync(nginxLog);
+  processes.push(nginx);
+  await waitFor(() => canConnect(port), nginx, "nginx", path.join(dir, "logs"));
+  return { url: `http://127.0.0.1:${port}`, pids: [nginx.pid, fcgiwrap.pid] };
+}
+
+/** Stops processes started in groups of their own, the last started first. */
+async function stopGroups(processes) {
+  for (const child of [...processes].reverse()) await stopGroup(child);
 }
 
 /** Stops a process started in its own group, with everything it forked (nginx workers, fcgiwrap children). */
@@ -779,10 +783,21 @@ function findProgram(name) {
 // ---------------------------------------------------------------------------------------------------------
 // Processes, CPU time and checks.
 
+/** The programs `run` has started and not yet seen end, so an interrupted benchmark can stop them. */
+const running = new Set();
+
+async function stopRunning() {
+  const ends = [...running].map((child) => once(child, "close"));
+  for (const child of running) child.kill("SIGKILL");
+  await Promise.race([Promise.all(ends), sleep(5000)]);
+}
+
 /** Runs a program (never a shell); resolves with its output, rejects with its stderr on a non-zero exit. */
 function run(command, args, { cwd, env, input } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    running.add(child);
+    child.once("close", () => running.delete(child));
     const out = [];
     const err = [];
     child.stdout.on("data", (chunk) => out.push(chunk));

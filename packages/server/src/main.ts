@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createFilesService } from "./areas/files/files.service.js";
+import { createRefsService } from "./areas/refs/refs.service.js";
 import { createRepoFiles } from "./git/repo-files.js";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
@@ -61,6 +62,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
+  const refs = createRefsService({ db, files, repoFiles });
   return {
     db,
     logger,
@@ -72,6 +74,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     repos,
     objectStore,
     files,
+    refs,
     repoFiles,
     serverKey,
     resolveCredentialKey,

@@ -29,6 +29,16 @@ export class MissingEntryError extends Error {
 }
 
 const ZERO_OID = "0".repeat(40);
+
+/** The caller as git's author and committer. */
+function identityEnv(author: { name: string; email: string }): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_COMMITTER_NAME: author.name,
+    GIT_COMMITTER_EMAIL: author.email,
+  };
+}
 const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: "1" };
 
 /** Reads trees and blobs of a repository, and commits to it without a work tree. */
@@ -127,6 +137,100 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
       return withLfs(id, parseLsTree(out, ""));
     },
 
+    /** Branches, tags, conversions and pull-request refs with the commits they point to (tags peeled). */
+    async refs(id: string): Promise<Array<{ ref: string; commit: string }>> {
+      const out = await git(id, [
+        "for-each-ref",
+        "--format=%(refname)%00%(objectname)%00%(*objectname)",
+        "refs/heads",
+        "refs/tags",
+        "refs/convert",
+        "refs/pr",
+      ]);
+      return out
+        .toString("utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [ref = "", object = "", peeled = ""] = line.split("\0");
+          return { ref, commit: peeled || object };
+        });
+    },
+
+    /** Creates or moves a ref; `expected` is the value it must have now (all zeros: must not exist). */
+    async setRef(id: string, ref: string, commit: string, expected: string | null): Promise<void> {
+      await git(id, ["update-ref", ref, commit, ...(expected === null ? [] : [expected])]);
+    },
+
+    /** A parentless commit with no files, for an empty branch. */
+    async emptyCommit(id: string, message: string, author: { name: string; email: string }): Promise<string> {
+      const tree = (await git(id, ["mktree"], "")).toString().trim();
+      return (await git(id, ["commit-tree", tree, "-F", "-"], `${message}\n`, identityEnv(author)))
+        .toString()
+        .trim();
+    },
+
+    /** The object a ref names, unpeeled (a tag object for annotated tags). */
+    async resolveObject(id: string, ref: string): Promise<string | null> {
+      try {
+        return (
+          (await git(id, ["rev-parse", "--verify", "--quiet", "--end-of-options", ref])).toString().trim() ||
+          null
+        );
+      } catch {
+        return null;
+      }
+    },
+
+    async deleteRef(id: string, ref: string, expected: string): Promise<void> {
+      await git(id, ["update-ref", "-d", ref, expected]);
+    },
+
+    /** Whether git accepts the name as a ref (https://git-scm.com/docs/git-check-ref-format). */
+    async validRefName(id: string, ref: string): Promise<boolean> {
+      try {
+        await git(id, ["check-ref-format", ref]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    /** Creates an annotated tag object and returns its id. */
+    async createTagObject(
+      id: string,
+      input: { tag: string; commit: string; message: string; tagger: { name: string; email: string } },
+    ): Promise<string> {
+      const now = Math.floor(Date.now() / 1000);
+      const text = `object ${input.commit}\ntype commit\ntag ${input.tag}\ntagger ${input.tagger.name} <${input.tagger.email}> ${now} +0000\n\n${input.message}\n`;
+      return (await git(id, ["mktag"], text)).toString().trim();
+    },
+
+    /** A page of the history of a commit, newest first, and how many commits it has in all. */
+    async log(id: string, commit: string, skip: number, limit: number) {
+      const [countOut, logOut] = await Promise.all([
+        git(id, ["rev-list", "--count", "--end-of-options", commit]),
+        git(id, [
+          "log",
+          "-z",
+          `--skip=${skip}`,
+          `-n${limit}`,
+          "--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%B",
+          "--end-of-options",
+          commit,
+        ]),
+      ]);
+      const commits = logOut
+        .toString("utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((record) => {
+          const [sha = "", name = "", email = "", date = "", message = ""] = record.split("\x1f");
+          return { id: sha, authorName: name, authorEmail: email, date, message: message.trimEnd() };
+        });
+      return { total: Number(countOut.toString().trim()), commits };
+    },
+
     /** The content of a blob. */
     async readBlob(id: string, oid: string): Promise<Buffer> {
       return (await readBlobs(id, [oid])).get(oid) ?? Buffer.alloc(0);
@@ -174,14 +278,13 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
         if (lines.length > 0)
           await git(id, ["update-index", "-z", "--index-info"], lines.join("\0") + "\0", env);
         const tree = (await git(id, ["write-tree"], undefined, env)).toString().trim();
-        const identity = {
-          GIT_AUTHOR_NAME: input.author.name,
-          GIT_AUTHOR_EMAIL: input.author.email,
-          GIT_COMMITTER_NAME: input.author.name,
-          GIT_COMMITTER_EMAIL: input.author.email,
-        };
         const commit = (
-          await git(id, ["commit-tree", tree, "-p", input.head, "-F", "-"], input.message, identity)
+          await git(
+            id,
+            ["commit-tree", tree, "-p", input.head, "-F", "-"],
+            input.message,
+            identityEnv(input.author),
+          )
         )
           .toString()
           .trim();

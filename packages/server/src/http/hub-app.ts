@@ -11,6 +11,8 @@ import { filesRoutes } from "../areas/files/files.routes.js";
 import type { FilesService } from "../areas/files/files.service.js";
 import type { RepoFiles } from "../git/repo-files.js";
 import { reposRoutes } from "../areas/repos/repos.routes.js";
+import { refsRoutes } from "../areas/refs/refs.routes.js";
+import type { RefsService } from "../areas/refs/refs.service.js";
 import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
@@ -44,6 +46,7 @@ export interface AppDeps {
   storage: RepoStorage;
   objectStore: ObjectStore;
   files: FilesService;
+  refs: RefsService;
   repoFiles: RepoFiles;
   serverKey: Buffer;
   resolveCredentialKey: ResolveCredentialKey;
@@ -182,6 +185,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
+  await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
   await app.register(reposRoutes({ repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(
     filesRoutes({

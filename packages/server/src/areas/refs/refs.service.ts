@@ -1,0 +1,160 @@
+import type { Principal } from "../../auth/credential.js";
+import type { Db } from "../../db/database.js";
+import { HubError, badRequest, conflict } from "../../errors.js";
+import type { RepoFiles } from "../../git/repo-files.js";
+import { usersRepository } from "../account/users.repository.js";
+import type { FilesService } from "../files/files.service.js";
+import { revisionNotFound } from "../files/files.service.js";
+import type { FoundRepo } from "../repos/repos.service.js";
+
+const ZERO = "0".repeat(40);
+/** Names the hub keeps for itself, or that git would read as options or revisions. */
+const NAME = /^(?!-)(?!refs\/)(?!HEAD$)[A-Za-z0-9._/-]{1,200}$/;
+
+export interface RefItem {
+  name: string;
+  ref: string;
+  targetCommit: string;
+}
+
+/** One commit of a history page, as the Hugging Face clients read it. */
+export interface CommitItem {
+  id: string;
+  title: string;
+  message: string;
+  date: string;
+  authors: Array<{ user: string }>;
+}
+
+/** Identity text for git headers: no angle brackets or line breaks can reach them. */
+const clean = (text: string) => text.replace(/[<>\r\n]/g, "").trim() || "unknown";
+
+/** Branches, tags and history of a repository. */
+export function createRefsService({
+  db,
+  files,
+  repoFiles,
+}: {
+  db: Db;
+  files: FilesService;
+  repoFiles: RepoFiles;
+}) {
+  async function checkName(repo: FoundRepo, kind: "heads" | "tags", name: string): Promise<string> {
+    const ref = `refs/${kind}/${name}`;
+    if (!NAME.test(name) || !(await repoFiles.validRefName(repo.row.id, ref))) {
+      throw badRequest(
+        "invalid_ref_name",
+        `"${name}" is not a valid ${kind === "heads" ? "branch" : "tag"} name; names may not start with "-" or "refs/".`,
+        "name",
+      );
+    }
+    return ref;
+  }
+
+  /** The caller as a git identity. */
+  async function identityOf(principal: Principal) {
+    const user = await usersRepository.findById(db, principal.userId);
+    return { name: clean(user?.fullname ?? principal.handle), email: clean(user?.email ?? principal.handle) };
+  }
+
+  async function current(repo: FoundRepo, ref: string): Promise<string | null> {
+    return (await repoFiles.refs(repo.row.id)).find((r) => r.ref === ref)?.commit ?? null;
+  }
+
+  return {
+    /** Every branch, tag, conversion (and pull-request ref on request) with its commit. */
+    async list(repo: FoundRepo, includePullRequests: boolean) {
+      const refs = await repoFiles.refs(repo.row.id);
+      const pick = (prefix: string) =>
+        refs
+          .filter((r) => r.ref.startsWith(prefix))
+          .map((r): RefItem => ({ name: r.ref.slice(prefix.length), ref: r.ref, targetCommit: r.commit }));
+      return {
+        branches: pick("refs/heads/"),
+        tags: pick("refs/tags/"),
+        converts: pick("refs/convert/"),
+        ...(includePullRequests ? { pullRequests: pick("refs/pr/") } : {}),
+      };
+    },
+
+    /** Creates a branch at a revision (the default branch's head when none is given). */
+    async createBranch(
+      repo: FoundRepo,
+      principal: Principal,
+      name: string,
+      options: { startingPoint?: string; overwrite: boolean; empty: boolean },
+    ) {
+      const ref = await checkName(repo, "heads", name);
+      const { overwrite } = options;
+      const commit = options.empty
+        ? await repoFiles.emptyCommit(repo.row.id, `Create empty branch ${name}`, await identityOf(principal))
+        : await files.resolve(repo, options.startingPoint ?? repo.row.default_branch);
+      const existing = await current(repo, ref);
+      if (existing && !overwrite)
+        throw conflict("branch_exists", `Branch ${name} already exists; pass overwrite to move it.`, "name");
+      await repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO);
+    },
+
+    async deleteBranch(repo: FoundRepo, name: string) {
+      if (name === repo.row.default_branch)
+        throw badRequest("default_branch", `${name} is the default branch and cannot be deleted.`, "name");
+      const ref = await checkName(repo, "heads", name);
+      const existing = await current(repo, ref);
+      if (!existing) throw revisionNotFound(name, repo.fullName);
+      await repoFiles.deleteRef(repo.row.id, ref, existing);
+    },
+
+    /** Tags a revision; with a message the tag is annotated, signed by the caller's identity. */
+    async createTag(
+      repo: FoundRepo,
+      principal: Principal,
+      revision: string,
+      tag: string,
+      message: string | undefined,
+    ) {
+      const ref = await checkName(repo, "tags", tag);
+      const commit = await files.resolve(repo, revision);
+      if (await current(repo, ref))
+        throw conflict(
+          "tag_exists",
+          `Tag ${tag} already exists; delete it first or choose another name.`,
+          "tag",
+        );
+      let target = commit;
+      if (message) {
+        target = await repoFiles.createTagObject(repo.row.id, {
+          tag,
+          commit,
+          message,
+          tagger: await identityOf(principal),
+        });
+      }
+      await repoFiles.setRef(repo.row.id, ref, target, ZERO);
+    },
+
+    async deleteTag(repo: FoundRepo, tag: string) {
+      const ref = await checkName(repo, "tags", tag);
+      const existing = (await repoFiles.refs(repo.row.id)).find((r) => r.ref === ref);
+      if (!existing)
+        throw new HubError(404, "tag_not_found", `Tag ${tag} does not exist in ${repo.fullName}.`);
+      const object = (await repoFiles.resolveObject(repo.row.id, ref)) ?? existing.commit;
+      await repoFiles.deleteRef(repo.row.id, ref, object);
+    },
+
+    /** A page of history at a revision and the total count. */
+    async commits(repo: FoundRepo, revision: string, page: number, limit: number) {
+      const commit = await files.resolve(repo, revision);
+      const { total, commits } = await repoFiles.log(repo.row.id, commit, page * limit, limit);
+      const items: CommitItem[] = commits.map((c) => ({
+        id: c.id,
+        title: c.message.split("\n")[0] ?? "",
+        message: c.message,
+        date: new Date(c.date).toISOString(),
+        authors: [{ user: c.authorName }],
+      }));
+      return { total, items };
+    },
+  };
+}
+
+export type RefsService = ReturnType<typeof createRefsService>;
