@@ -61,12 +61,11 @@ export async function benchGit({
     );
   }
 
+  stopping = false;
   const tmp = mkdtempSync(path.join(os.tmpdir(), "hub-bench-git-"));
   const cleanups = [];
-  let cleaned = false;
-  const cleanup = async () => {
-    if (cleaned) return;
-    cleaned = true;
+  let cleaning = null;
+  const cleanUp = async () => {
     await stopRunning();
     for (const step of cleanups.reverse()) {
       try {
@@ -77,6 +76,8 @@ export async function benchGit({
     }
     rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   };
+  // Once, whoever asks first (the end of the run or a signal); everyone else waits for that same cleanup.
+  const cleanup = () => (cleaning ??= cleanUp());
   const onSignal = (signal) => {
     console.error(`\n${signal}: stopping the servers and removing ${tmp}`);
     cleanup()
@@ -785,8 +786,11 @@ function findProgram(name) {
 
 /** The programs `run` has started and not yet seen end, so an interrupted benchmark can stop them. */
 const running = new Set();
+let stopping = false;
 
+/** Kills whatever `run` started that is still running, and makes later `run` calls fail at once. */
 async function stopRunning() {
+  stopping = true;
   const ends = [...running].map((child) => once(child, "close"));
   for (const child of running) child.kill("SIGKILL");
   await Promise.race([Promise.all(ends), sleep(5000)]);
@@ -794,6 +798,7 @@ async function stopRunning() {
 
 /** Runs a program (never a shell); resolves with its output, rejects with its stderr on a non-zero exit. */
 function run(command, args, { cwd, env, input } = {}) {
+  if (stopping) return Promise.reject(new Error("The benchmark is stopping."));
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     running.add(child);

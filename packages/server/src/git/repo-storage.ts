@@ -87,6 +87,11 @@ export function createRepoStorage(dataDir: string) {
       }
     },
 
+    /** Whether pushes may rewrite history (receive.denyNonFastForwards, which git enforces itself). */
+    async setForcePushDenied(id: string, denied: boolean): Promise<void> {
+      await runGit(["config", "receive.denyNonFastForwards", denied ? "true" : "false"], { cwd: pathOf(id) });
+    },
+
     /** Removes a repository from disk: renamed away first, so it vanishes at once. */
     async remove(id: string): Promise<void> {
       const target = pathOf(id);

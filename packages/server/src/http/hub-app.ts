@@ -186,7 +186,9 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
-  await app.register(reposRoutes({ repos: deps.repos, publicUrl: config.publicUrl }));
+  await app.register(
+    reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),
+  );
   await app.register(
     filesRoutes({
       repos: deps.repos,

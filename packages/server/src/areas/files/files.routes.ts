@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ApiErrorRef, REPO_TYPES, type RepoType } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { parseDocument } from "yaml";
 import type { ObjectStore } from "../../git/lfs/object-store.js";
 import type { RepoFiles } from "../../git/repo-files.js";
 import { HubError } from "../../errors.js";
@@ -48,6 +49,20 @@ const TreeEntrySchema = Type.Object({
   size: Type.Integer(),
   lfs: Type.Optional(Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() })),
 });
+/** Problems with a card's `---` YAML header: it must parse and be a mapping. */
+function cardMetadataErrors(card: string): Array<{ message: string }> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(card);
+  if (!match) return [];
+  const document = parseDocument(match[1] ?? "");
+  if (document.errors.length > 0)
+    return document.errors.map((error) => ({ message: `Invalid YAML in the card header: ${error.message}` }));
+  const value: unknown = document.toJS();
+  if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+    return [{ message: "The card header must be a YAML mapping of keys to values." }];
+  }
+  return [];
+}
+
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
 
 export interface FilesRoutesDeps {
@@ -79,6 +94,30 @@ export function filesRoutes({
       (_request, body, done) => {
         const form = new URLSearchParams(String(body));
         done(null, { paths: form.getAll("paths"), expand: form.get("expand") });
+      },
+    );
+
+    app.post(
+      "/api/validate-yaml",
+      {
+        schema: {
+          operationId: "validate_yaml",
+          tags: ["Repositories"],
+          summary: "Check the YAML metadata block of a repository card (README.md) before committing it.",
+          body: Type.Object(
+            { content: Type.String({ maxLength: 1024 * 1024 }), repoType: Type.Optional(Type.String()) },
+            { additionalProperties: true },
+          ),
+          response: {
+            200: Type.Object({ warnings: Type.Array(Type.Object({ message: Type.String() })) }),
+            400: Type.Object({ errors: Type.Array(Type.Object({ message: Type.String() })) }),
+          },
+        },
+        config: { access: "optional" },
+      },
+      async (request, reply) => {
+        const errors = cardMetadataErrors(request.body.content);
+        return errors.length > 0 ? reply.status(400).send({ errors }) : { warnings: [] };
       },
     );
 

@@ -217,6 +217,22 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     expect(await head()).toBe(before);
   });
 
+  it("validates a card's YAML header, always answering JSON", async () => {
+    const validate = (content: string) =>
+      hub.request("/api/validate-yaml", { method: "POST", token, json: { content, repoType: "model" } });
+    const good = await validate("---\nlicense: mit\ntags: [a, b]\n---\n# Model\n");
+    expect(good.status).toBe(200);
+    expect(await good.json()).toEqual({ warnings: [] });
+    expect((await validate("# No header at all\n")).status).toBe(200);
+    const bad = await validate("---\nlicense: [mit\n---\n");
+    expect(bad.status).toBe(400);
+    expect((await readJson<{ errors: Array<{ message: string }> }>(bad)).errors[0]?.message).toMatch(
+      /Invalid YAML/,
+    );
+    const list = await validate("---\n- a\n- b\n---\n");
+    expect(list.status).toBe(400);
+  });
+
   it("decides LFS by .gitattributes and size at preupload", async () => {
     const response = await hub.request("/api/models/alice/files/preupload/main", {
       method: "POST",

@@ -76,6 +76,20 @@ export const reposRepository = {
       .execute();
   },
 
+  setPrivate: (db: DbOrTx, id: string, isPrivate: boolean, at: string) =>
+    db
+      .updateTable("repositories")
+      .set({ private: isPrivate ? 1 : 0, updated_at: at })
+      .where("id", "=", id)
+      .execute(),
+
+  move: (db: DbOrTx, id: string, owner: { type: string; id: string }, name: string, at: string) =>
+    db
+      .updateTable("repositories")
+      .set({ owner_type: owner.type, owner_id: owner.id, name, updated_at: at })
+      .where("id", "=", id)
+      .execute(),
+
   delete: (db: DbOrTx, id: string) => db.deleteFrom("repositories").where("id", "=", id).execute(),
 
   /** The user or organization a handle names. */

@@ -5,7 +5,9 @@ import {
   HfCreateRepoRequest,
   HfCreateRepoResponse,
   HfDeleteRepoRequest,
+  REPO_ID_PATTERN,
   REPO_TYPES,
+  RepoTypeSchema,
   RepoConflict,
   RepoInfo,
   RepoSummary,
@@ -14,6 +16,7 @@ import {
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Action } from "../../auth/authorize.js";
+import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
 import type { Access } from "../../http/access.js";
@@ -88,9 +91,11 @@ const RepoListItemSchema = Type.Object({
 
 export function reposRoutes({
   repos,
+  authorize,
   publicUrl,
 }: {
   repos: ReposService;
+  authorize: Authorize;
   publicUrl: string;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -177,7 +182,80 @@ export function reposRoutes({
       },
     );
 
+    app.post(
+      "/api/repos/move",
+      {
+        schema: {
+          operationId: "repos_move",
+          tags: ["Repositories"],
+          summary:
+            "Rename a repository or move it to another namespace; needs repo:delete on it and repo:write on the target.",
+          body: Type.Object(
+            {
+              fromRepo: Type.String({ pattern: REPO_ID_PATTERN }),
+              toRepo: Type.String({ pattern: REPO_ID_PATTERN }),
+              type: Type.Optional(RepoTypeSchema),
+            },
+            { additionalProperties: true },
+          ),
+          response: { 200: { type: "null", description: "Moved." }, 404: ApiErrorRef, 409: ApiErrorRef },
+        },
+        config: {
+          access: repoAccess(repos, "repo:delete", (request) => {
+            const body = request.body as { fromRepo: string; type?: RepoType };
+            const [owner = "", name = ""] = body.fromRepo.split("/");
+            return { type: body.type ?? "model", owner, name };
+          }),
+        },
+      },
+      async (request, reply) => {
+        const [owner = "", name = ""] = request.body.toRepo.split("/");
+        const target = await repos.namespace(owner);
+        await authorize(request.principal, "repo:write", target);
+        await repos.move(repositoryOf(request), { owner: target.owner, name });
+        return reply.status(200).send();
+      },
+    );
+
     for (const type of REPO_TYPES) {
+      app.put(
+        `/api/${type}s/:owner/:name/settings`,
+        {
+          schema: {
+            operationId: `repos_settings_${type}`,
+            tags: ["Repositories"],
+            summary:
+              "Change visibility (private or visibility) and whether pushes may rewrite history (denyForcePush).",
+            body: Type.Object(
+              {
+                private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+                visibility: Type.Optional(Type.Union([Type.Literal("public"), Type.Literal("private")])),
+                gated: Type.Optional(Type.Unknown()),
+                denyForcePush: Type.Optional(Type.Boolean()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: { type: "null", description: "Saved." }, 400: ApiErrorRef, 404: ApiErrorRef },
+          },
+          config: {
+            access: repoAccess(repos, "repo:write", (request) => {
+              const { owner, name } = request.params as { owner: string; name: string };
+              return { type, owner, name };
+            }),
+          },
+        },
+        async (request, reply) => {
+          const { body } = request;
+          const isPrivate = body.visibility ? body.visibility === "private" : (body.private ?? undefined);
+          await repos.updateSettings(repositoryOf(request), {
+            private: isPrivate,
+            gated: body.gated,
+            denyForcePush: body.denyForcePush,
+          });
+          return reply.status(200).send();
+        },
+      );
+
       app.get(
         `/api/${type}s`,
         {

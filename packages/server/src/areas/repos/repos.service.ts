@@ -120,7 +120,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
     },
 
     /** The user or organization that would own a new repository. */
-    async namespace(handle: string): Promise<Resource> {
+    async namespace(handle: string): Promise<Extract<Resource, { type: "namespace" }>> {
       const owner = isHandle(handle) ? await reposRepository.findOwner(db, handle) : null;
       if (!owner) throw notFound(`No user or organization is called "${handle}".`);
       return { type: "namespace", owner };
@@ -235,6 +235,37 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
           lastModified: repo.row.updated_at || repo.row.created_at,
         }));
       return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
+    },
+
+    /** Changes visibility and history protection. Gating arrives with its own issue and is refused until then. */
+    async updateSettings(
+      repo: FoundRepo,
+      settings: { private?: boolean; gated?: unknown; denyForcePush?: boolean },
+    ): Promise<void> {
+      if (settings.gated !== undefined && settings.gated !== false) {
+        throw badRequest(
+          "gating_unavailable",
+          "Gated repositories are not available on this hub yet; send gated: false or leave it out.",
+          "gated",
+        );
+      }
+      if (settings.private !== undefined)
+        await reposRepository.setPrivate(db, repo.row.id, settings.private, clock().toISOString());
+      if (settings.denyForcePush !== undefined)
+        await storage.setForcePushDenied(repo.row.id, settings.denyForcePush);
+    },
+
+    /** Gives a repository a new owner or name; its data stays where it is, named by id. */
+    async move(repo: FoundRepo, target: { owner: Owner; name: string }): Promise<void> {
+      checkName(target.name);
+      if (await reposRepository.find(db, target.owner.id, repo.type, target.name)) {
+        throw new HubError(
+          409,
+          "repo_exists",
+          `A ${repo.type} repository at the new name already exists; choose another.`,
+        );
+      }
+      await reposRepository.move(db, repo.row.id, target.owner, target.name, clock().toISOString());
     },
 
     /** Records that the repository changed (a push or a commit landed). */

@@ -1,8 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { ApiError, HfCreateRepoResponse, RepoInfo, RepoSummary } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
+import { git, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
 describe.each(DIALECTS)("repositories API on %s", (dialect) => {
@@ -290,5 +292,88 @@ describe("repository listing", () => {
       "alice/secret",
       "bob/bobs-model",
     ]);
+  });
+});
+
+describe("repository settings and moves", () => {
+  let hub: TestHub;
+  let alice: string;
+  let work: string;
+
+  beforeAll(async () => {
+    hub = await startHub();
+    work = mkdtempSync(path.join(os.tmpdir(), "hub-settings-"));
+    await hub.createUser("alice");
+    await hub.createUser("bob");
+    expect((await hub.cli(["org", "create", "acme", "--owner", "alice"])).code).toBe(0);
+    alice = await hub.createToken("alice");
+    expect(
+      (await hub.request("/api/repos", { method: "POST", token: alice, json: { repo_id: "alice/model" } }))
+        .status,
+    ).toBe(201);
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const settings = (body: unknown, token = alice) =>
+    hub.request("/api/models/alice/model/settings", { method: "PUT", token, json: body });
+
+  it("switches visibility with private or visibility, as both client generations send it", async () => {
+    expect((await hub.request("/api/models/alice/model")).status).toBe(200);
+    expect((await settings({ private: true })).status).toBe(200);
+    expect((await hub.request("/api/models/alice/model")).status).toBe(401);
+    expect((await settings({ visibility: "public" })).status).toBe(200);
+    expect((await hub.request("/api/models/alice/model")).status).toBe(200);
+    const gated = await settings({ gated: "auto" });
+    expect(gated.status).toBe(400);
+    expect((await readJson<ApiError>(gated)).code).toBe("gating_unavailable");
+    expect((await settings({ private: true }, await hub.createToken("bob"))).status).toBe(403);
+    expect(
+      (await settings({ private: true }, await hub.createToken("alice", ["--role", "read"]))).status,
+    ).toBe(403);
+  });
+
+  it("refuses force pushes once denyForcePush is set", async () => {
+    const dir = path.join(work, "clone");
+    expect((await git(["clone", withToken(`${hub.gitUrl}/alice/model`, alice), dir], work)).code).toBe(0);
+    writeFileSync(path.join(dir, "a.txt"), "a");
+    await git(["add", "a.txt"], dir);
+    await git(["commit", "-m", "a"], dir);
+    expect((await git(["push", "origin", "main"], dir)).code).toBe(0);
+    expect((await settings({ denyForcePush: true })).status).toBe(200);
+    await git(["commit", "--amend", "-m", "rewritten"], dir);
+    const forced = await git(["push", "--force", "origin", "main"], dir);
+    expect(forced.code).not.toBe(0);
+    expect(forced.stderr).toMatch(/non-fast-forward|denyNonFastForwards/);
+    expect((await settings({ denyForcePush: false })).status).toBe(200);
+    expect((await git(["push", "--force", "origin", "main"], dir)).code).toBe(0);
+  });
+
+  it("renames and moves a repository, which keeps its history", async () => {
+    const before = await readJson<RepoInfo>(await hub.request("/api/models/alice/model", { token: alice }));
+    const move = (fromRepo: string, toRepo: string, token = alice) =>
+      hub.request("/api/repos/move", { method: "POST", token, json: { fromRepo, toRepo, type: "model" } });
+    expect((await move("alice/model", "alice/renamed")).status).toBe(200);
+    expect((await hub.request("/api/models/alice/model", { token: alice })).status).toBe(404);
+    expect(
+      (await readJson<RepoInfo>(await hub.request("/api/models/alice/renamed", { token: alice }))).sha,
+    ).toBe(before.sha);
+    expect((await move("alice/renamed", "acme/moved")).status).toBe(200);
+    const moved = await readJson<RepoInfo>(await hub.request("/api/models/acme/moved", { token: alice }));
+    expect(moved.author).toBe("acme");
+    expect(moved.sha).toBe(before.sha);
+    const clone = await git(["clone", `${hub.gitUrl}/acme/moved`, "moved"], work);
+    expect(clone.code, clone.stderr).toBe(0);
+    expect(
+      (await hub.request("/api/repos", { method: "POST", token: alice, json: { repo_id: "alice/other" } }))
+        .status,
+    ).toBe(201);
+    expect((await move("alice/other", "acme/moved")).status).toBe(409);
+    expect((await move("alice/other", "bob/stolen")).status).toBe(403);
+    expect((await move("alice/other", "alice/Bad Name")).status).toBe(400);
+    const noDelete = await hub.createToken("alice", ["--scopes", "repo:read,repo:write"]);
+    expect((await move("alice/other", "alice/other2", noDelete)).status).toBe(403);
   });
 });
