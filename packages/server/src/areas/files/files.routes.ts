@@ -263,6 +263,33 @@ export function filesRoutes({
         },
       );
 
+      for (const direction of ["read", "write"] as const) {
+        app.get(
+          `${api}/xet-${direction}-token/:rev`,
+          {
+            schema: {
+              operationId: `files_xet_${direction}_token_${type}`,
+              tags,
+              summary: "Xet storage is not offered; this says so in a way the clients show.",
+              response: { 404: ApiErrorRef },
+            },
+            config: { access: read },
+          },
+          async () => {
+            throw new HubError(
+              404,
+              "xet_unavailable",
+              "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
+              undefined,
+              {
+                "x-error-code": "XetUnavailable",
+                "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
+              },
+            );
+          },
+        );
+      }
+
       const web = `/${URL_PREFIX[type]}:owner/:repo`;
       const webLocate = (request: FastifyRequest) => {
         const { owner, repo } = request.params as { owner: string; repo: string };

@@ -233,6 +233,13 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     expect(list.status).toBe(400);
   });
 
+  it("tells Xet clients to fall back to LFS", async () => {
+    const response = await hub.request("/api/models/alice/files/xet-write-token/main", { token });
+    expect(response.status).toBe(404);
+    expect((await readJson<ApiError>(response)).error).toMatch(/HF_HUB_DISABLE_XET=1/);
+    expect(response.headers.get("x-error-message")).toMatch(/HF_HUB_DISABLE_XET=1/);
+  });
+
   it("decides LFS by .gitattributes and size at preupload", async () => {
     const response = await hub.request("/api/models/alice/files/preupload/main", {
       method: "POST",
