@@ -197,6 +197,9 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     // Object bodies stream straight to storage, whatever content type the client declares (or none).
     app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
     const config = { access: "public" as const };
+    // Object transfers are granted by a batch request, which is metered; metering each object again
+    // would stop clones of repositories with many files.
+    const transfer = { access: "public" as const, unmetered: true };
 
     for (const type of REPO_TYPES) {
       app.post(
@@ -206,7 +209,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       );
     }
 
-    app.put("/lfs/objects/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+    app.put("/lfs/objects/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {
       const admitted = await admitTransfer(request, reply, "upload");
       if (!admitted) return reply;
       const { grant, repo } = admitted;
@@ -221,7 +224,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       return reply.status(200).send();
     });
 
-    app.post("/lfs/verify/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+    app.post("/lfs/verify/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {
       const admitted = await admitTransfer(request, reply, "upload");
       if (!admitted) return reply;
       const size = (await lfsObjectsRepository.linked(db, admitted.repo.row.id, [admitted.grant.oid])).get(
@@ -232,7 +235,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       return reply.header("content-type", LFS_JSON).send({ message: "verified" });
     });
 
-    app.get("/lfs/objects/:oid", { schema: { hide: true }, config }, async (request, reply) => {
+    app.get("/lfs/objects/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {
       const admitted = await admitTransfer(request, reply, "download");
       if (!admitted) return reply;
       const { grant, repo } = admitted;
