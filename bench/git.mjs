@@ -9,10 +9,11 @@
 // Both servers hold their repositories with the hub's repository configuration (receive.fsckObjects,
 // uploadpack.allowFilter, core.logAllRefUpdates) and start from one initial commit on main, so the two
 // differ only in what sits between git and the socket: the hub (Node, authentication, the pre-receive push
-// policy) or nginx + fcgiwrap + git-http-backend (no authentication, `http.receivepack true`). Paths are interleaved run by run, after
-// warm-ups, so drift on a busy machine spreads over all of them.
+// policy) or nginx + fcgiwrap + git-http-backend (no authentication, `http.receivepack true`). Paths are
+// interleaved run by run, after warm-ups, so drift on a busy machine spreads over all of them.
 //
-// Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`) and a built hub (`npm run build`).
+// Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`), and a built hub
+// (`npm run build`).
 // `node bench/git.mjs [--runs 7] [--fetch-runs 15] [--seed 1]`; about a minute and a half on 2 vCPUs.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createCipheriv, createHash } from "node:crypto";
@@ -144,6 +145,10 @@ export async function benchGit({
       `Generated (seed ${seed}): ${files} text files of 1-8 KB, ${commits} commits touching ${filesPerCommit} files each, ` +
         `${bigBlobs} x ${(bigBlobBytes / MiB).toFixed(0)} MB random blobs: ${objectCount} objects, ` +
         `${repoSummary.packMiB.toFixed(1)} MiB pack (${repoSummary.generateSeconds.toFixed(1)} s)`,
+    );
+    console.log(
+      "Server CPU: the server's process tree sampled every 10 ms (processes shorter than that are missed); " +
+        "client CPU: the git client and what it ran (for file://, the upload-pack too).",
     );
 
     // (a) The hub, with a write token and a public repository holding the generated history.
@@ -408,7 +413,7 @@ function printScenario({ title, runs, warmup, stats, hubVsBackend, hubVsFile }) 
 }
 
 function printSummary(scenarios) {
-  console.log("\nSummary (medians; CPU columns are medians of server-side and client-side CPU seconds)");
+  console.log("\nSummary (medians)");
   console.log("| scenario | hub s | http-backend s | file s | hub/http-backend | hub/file | target |");
   console.log("|---|---|---|---|---|---|---|");
   for (const s of Object.values(scenarios)) {
@@ -879,7 +884,7 @@ function descendants(roots) {
  * ignores SIGCHLD, so the CPU of git-http-backend and its git children never reaches anyone's cutime;
  * instead the trees are sampled every few milliseconds and each process that came and went is counted
  * with its own CPU time as last seen (processes shorter than one interval are missed on both sides). The
- * long-lived processes (hub, nginx workers, fcgiwrap workers) count with their own CPU time's growth.
+ * long-lived processes (hub, nginx master and workers, fcgiwrap) count with their own CPU time's growth.
  */
 function cpuSampler(roots, intervalMs = 10) {
   const baseline = new Map();

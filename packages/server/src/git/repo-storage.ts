@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { runGit } from "./git-command.js";
+import { PRE_RECEIVE_HOOK } from "./hooks/pre-receive.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -13,10 +13,6 @@ const HUB_IDENTITY = {
   GIT_COMMITTER_NAME: "Hub",
   GIT_COMMITTER_EMAIL: "hub@localhost",
 };
-
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
 
 /**
  * Bare git repositories on local disk. A repository lives at a path derived
@@ -40,9 +36,8 @@ export function createRepoStorage(dataDir: string) {
     /** Writes the hook scripts that enforce the push policy; called once at start-up. */
     async installHooks(): Promise<void> {
       await mkdir(hooksDir, { recursive: true });
-      const script = fileURLToPath(new URL("./hooks/pre-receive.js", import.meta.url));
       const hook = path.join(hooksDir, "pre-receive");
-      await writeFile(hook, `#!/bin/sh\nexec ${shellQuote(process.execPath)} ${shellQuote(script)}\n`);
+      await writeFile(hook, PRE_RECEIVE_HOOK);
       await chmod(hook, 0o755);
     },
 

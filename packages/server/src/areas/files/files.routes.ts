@@ -9,7 +9,7 @@ import type { RepoFiles } from "../../git/repo-files.js";
 import { HubError } from "../../errors.js";
 import { principalOf } from "../../http/access.js";
 import { sendRanged } from "../../http/ranged-response.js";
-import { repoAccess, repositoryOf } from "../repos/repos.routes.js";
+import { repoAccess, repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
 import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
 import { entryNotFound, type FilesService } from "./files.service.js";
 
@@ -123,12 +123,7 @@ export function filesRoutes({
 
     for (const type of REPO_TYPES) {
       const api = `/api/${type}s/:owner/:name`;
-      const locate = (request: FastifyRequest) => {
-        const { owner, name } = request.params as { owner: string; name: string };
-        return { type, owner, name };
-      };
-      const read = repoAccess(repos, "repo:read", locate);
-      const write = repoAccess(repos, "repo:write", locate);
+      const { read, write } = repoPathAccess(repos, type);
       const tags = ["Repositories"];
 
       app.post(

@@ -3,7 +3,7 @@ import { ApiErrorRef, REPO_TYPES } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import { principalOf } from "../../http/access.js";
-import { repoAccess, repositoryOf } from "../repos/repos.routes.js";
+import { repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { RefsService } from "./refs.service.js";
 
@@ -37,12 +37,7 @@ export function refsRoutes({
   return async (app) => {
     for (const type of REPO_TYPES) {
       const api = `/api/${type}s/:owner/:name`;
-      const locate = (request: FastifyRequest) => {
-        const { owner, name } = request.params as { owner: string; name: string };
-        return { type, owner, name };
-      };
-      const read = repoAccess(repos, "repo:read", locate);
-      const write = repoAccess(repos, "repo:write", locate);
+      const { read, write } = repoPathAccess(repos, type);
       const tags = ["Repositories"];
       const param = (request: FastifyRequest, key: string) =>
         (request.params as Record<string, string>)[key] ?? "";

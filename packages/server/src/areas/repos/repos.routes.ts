@@ -55,6 +55,15 @@ export function repoAccess(
   };
 }
 
+/** Read and write access for routes under `/api/{type}s/:owner/:name`. */
+export function repoPathAccess(repos: ReposService, type: RepoType): { read: Access; write: Access } {
+  const locate = (request: FastifyRequest) => {
+    const { owner, name } = request.params as { owner: string; name: string };
+    return { type, owner, name };
+  };
+  return { read: repoAccess(repos, "repo:read", locate), write: repoAccess(repos, "repo:write", locate) };
+}
+
 /** Answers a create that meets an existing repository: 409 with its URL, which the Python client reads. */
 async function createOrConflict(
   reply: FastifyReply,
@@ -237,12 +246,7 @@ export function reposRoutes({
             ),
             response: { 200: { type: "null", description: "Saved." }, 400: ApiErrorRef, 404: ApiErrorRef },
           },
-          config: {
-            access: repoAccess(repos, "repo:write", (request) => {
-              const { owner, name } = request.params as { owner: string; name: string };
-              return { type, owner, name };
-            }),
-          },
+          config: { access: repoPathAccess(repos, type).write },
         },
         async (request, reply) => {
           const { body } = request;
@@ -307,10 +311,7 @@ export function reposRoutes({
         name: Type.String(),
         revision: Type.Optional(Type.String()),
       });
-      const access = repoAccess(repos, "repo:read", (request) => {
-        const { owner, name } = request.params as { owner: string; name: string };
-        return { type, owner, name };
-      });
+      const access = repoPathAccess(repos, type).read;
       for (const [path, operationId] of [
         [`/api/${type}s/:owner/:name`, `repos_info_${type}`],
         [`/api/${type}s/:owner/:name/revision/:revision`, `repos_info_${type}_revision`],
