@@ -24,6 +24,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0001-foundation",
         "0002-repositories",
         "0003-lfs",
+        "0004-repo-redirects",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

@@ -49,6 +49,14 @@ export interface LfsObjectRow {
   created_at: string;
 }
 
+export interface RepoRedirectRow {
+  type: string;
+  owner_handle: string;
+  name: string;
+  repository_id: string;
+  created_at: string;
+}
+
 export interface AccessTokenRow {
   id: string;
   user_id: string;
@@ -80,6 +88,7 @@ export interface Database {
   memberships: MembershipRow;
   repositories: RepositoryRow;
   lfs_objects: LfsObjectRow;
+  repo_redirects: RepoRedirectRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
 }

@@ -90,6 +90,43 @@ export const reposRepository = {
       .where("id", "=", id)
       .execute(),
 
+  /** The repository an old name now points to, if it was moved away from that name. */
+  redirectTarget: async (db: DbOrTx, type: string, ownerHandle: string, name: string) =>
+    (
+      await db
+        .selectFrom("repo_redirects")
+        .select("repository_id")
+        .where("type", "=", type)
+        .where("owner_handle", "=", ownerHandle)
+        .where("name", "=", name)
+        .executeTakeFirst()
+    )?.repository_id ?? null,
+
+  /** Records the old name of a moved repository. */
+  async addRedirect(
+    db: DbOrTx,
+    row: { type: string; owner_handle: string; name: string; repository_id: string; created_at: string },
+  ) {
+    await db
+      .insertInto("repo_redirects")
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(["type", "owner_handle", "name"])
+          .doUpdateSet({ repository_id: row.repository_id, created_at: row.created_at }),
+      )
+      .execute();
+  },
+
+  /** A name taken by a repository stops redirecting elsewhere. */
+  dropRedirect: (db: DbOrTx, type: string, ownerHandle: string, name: string) =>
+    db
+      .deleteFrom("repo_redirects")
+      .where("type", "=", type)
+      .where("owner_handle", "=", ownerHandle)
+      .where("name", "=", name)
+      .execute(),
+
   delete: (db: DbOrTx, id: string) => db.deleteFrom("repositories").where("id", "=", id).execute(),
 
   /** The user or organization a handle names. */

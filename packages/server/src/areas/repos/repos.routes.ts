@@ -48,7 +48,7 @@ export function repoAccess(
     action,
     resource: async (request, principal) => {
       const { type, owner, name } = locate(request, principal);
-      const repo = await repos.findOrHide(principal, type, owner, name);
+      const repo = await repos.findOrHide(principal, type, owner, name, request.url);
       request.repository = repo;
       return repoResource(repo);
     },

@@ -71,6 +71,23 @@ export interface ReposServiceDeps {
 
 /** Repositories: creation, lookup, deletion and what clients read about them. */
 export function createReposService({ db, storage, clock, config }: ReposServiceDeps) {
+  /** Whether the caller may read a repository, by the one authorization decision. */
+  async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
+    const role =
+      principal && repo.owner.type === "org"
+        ? await orgsRepository.membershipRole(db, repo.owner.id, principal.userId)
+        : null;
+    const membershipRole = ORG_ROLES.find((r) => r === role) ?? null;
+    return decide({
+      principal,
+      action: "repo:read",
+      resource: repoResource(repo),
+      membershipRole,
+      now: clock(),
+      reauthWindowSeconds: 0,
+    }).allowed;
+  }
+
   const webUrl = (type: RepoType, fullName: string) => `${config.publicUrl}/${URL_PREFIX[type]}${fullName}`;
 
   return {
@@ -99,6 +116,13 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       };
     },
 
+    /** Where a repository moved to, when `ownerHandle/name` is an old name of one. */
+    async movedTo(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
+      if (!isHandle(ownerHandle) || !NAME_PATTERN.test(name)) return null;
+      const id = await reposRepository.redirectTarget(db, type, ownerHandle, name);
+      return id ? this.findById(id) : null;
+    },
+
     /**
      * The repository, for an access check; a missing one answers like a hidden
      * one (401 anonymous, 404 otherwise), so existence never leaks.
@@ -108,19 +132,32 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       type: RepoType,
       ownerHandle: string,
       name: string,
+      requestPath?: string,
     ): Promise<FoundRepo> {
       const repo = await this.find(type, ownerHandle, name);
       if (repo) return repo;
-      if (!principal)
+      const moved = requestPath ? await this.movedTo(type, ownerHandle, name) : null;
+      if (moved && requestPath && (await mayRead(principal, moved))) {
+        const oldName = new RegExp(`/${ownerHandle}/${name.replaceAll(".", "\\.")}(?=\\.git|/|\\?|$)`);
+        throw new HubError(
+          307,
+          "repo_moved",
+          `Repository ${ownerHandle}/${name} moved to ${moved.fullName}; update your links and remotes.`,
+          undefined,
+          { location: requestPath.replace(oldName, `/${moved.fullName}`) },
+        );
+      }
+      if (!principal) {
         throw unauthenticated(
           "unauthenticated",
           "Sign in to see this repository: send Authorization: Bearer <token>.",
         );
+      }
       throw repoNotFound(`${ownerHandle}/${name}`);
     },
 
     /** The user or organization that would own a new repository. */
-    async namespace(handle: string): Promise<Extract<Resource, { type: "namespace" }>> {
+    async namespace(handle: string): Promise<{ type: "namespace"; owner: Owner & { handle: string } }> {
       const owner = isHandle(handle) ? await reposRepository.findOwner(db, handle) : null;
       if (!owner) throw notFound(`No user or organization is called "${handle}".`);
       return { type: "namespace", owner };
@@ -160,6 +197,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
       try {
         await reposRepository.insert(db, row);
+        await reposRepository.dropRedirect(db, input.type, owner.handle, input.name);
       } catch (err) {
         await storage.remove(row.id);
         if (await reposRepository.find(db, owner.id, input.type, input.name)) {
@@ -256,7 +294,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
     },
 
     /** Gives a repository a new owner or name; its data stays where it is, named by id. */
-    async move(repo: FoundRepo, target: { owner: Owner; name: string }): Promise<void> {
+    async move(repo: FoundRepo, target: { owner: Owner & { handle: string }; name: string }): Promise<void> {
       checkName(target.name);
       if (await reposRepository.find(db, target.owner.id, repo.type, target.name)) {
         throw new HubError(
@@ -265,7 +303,18 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
           `A ${repo.type} repository at the new name already exists; choose another.`,
         );
       }
-      await reposRepository.move(db, repo.row.id, target.owner, target.name, clock().toISOString());
+      const now = clock().toISOString();
+      await db.transaction().execute(async (tx) => {
+        await reposRepository.move(tx, repo.row.id, target.owner, target.name, now);
+        await reposRepository.dropRedirect(tx, repo.type, target.owner.handle, target.name);
+        await reposRepository.addRedirect(tx, {
+          type: repo.type,
+          owner_handle: repo.owner.handle,
+          name: repo.row.name,
+          repository_id: repo.row.id,
+          created_at: now,
+        });
+      });
     },
 
     /** Records that the repository changed (a push or a commit landed). */

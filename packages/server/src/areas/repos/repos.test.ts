@@ -356,7 +356,18 @@ describe("repository settings and moves", () => {
     const move = (fromRepo: string, toRepo: string, token = alice) =>
       hub.request("/api/repos/move", { method: "POST", token, json: { fromRepo, toRepo, type: "model" } });
     expect((await move("alice/model", "alice/renamed")).status).toBe(200);
-    expect((await hub.request("/api/models/alice/model", { token: alice })).status).toBe(404);
+    const old = await hub.request("/api/models/alice/model/revision/main?expand=sha", {
+      token: alice,
+      redirect: "manual",
+    });
+    expect(old.status).toBe(307);
+    expect(old.headers.get("location")).toBe("/api/models/alice/renamed/revision/main?expand=sha");
+    expect(
+      (await readJson<RepoInfo>(await hub.request("/api/models/alice/model", { token: alice }))).id,
+    ).toBe("alice/renamed");
+    const oldRemote = await git(["ls-remote", `${hub.gitUrl}/alice/model.git`], work);
+    expect(oldRemote.code, oldRemote.stderr).toBe(0);
+    expect(oldRemote.stdout).toContain(before.sha ?? "none");
     expect(
       (await readJson<RepoInfo>(await hub.request("/api/models/alice/renamed", { token: alice }))).sha,
     ).toBe(before.sha);
@@ -375,5 +386,35 @@ describe("repository settings and moves", () => {
     expect((await move("alice/other", "alice/Bad Name")).status).toBe(400);
     const noDelete = await hub.createToken("alice", ["--scopes", "repo:read,repo:write"]);
     expect((await move("alice/other", "alice/other2", noDelete)).status).toBe(403);
+
+    // Every old name follows the repository; a new repository at an old name takes the name back.
+    const first = await hub.request("/alice/model/resolve/main/.gitattributes", {
+      token: alice,
+      redirect: "manual",
+    });
+    expect(first.headers.get("location")).toBe("/acme/moved/resolve/main/.gitattributes");
+    expect(
+      (await hub.request("/api/repos", { method: "POST", token: alice, json: { repo_id: "alice/renamed" } }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await readJson<RepoInfo>(await hub.request("/api/models/alice/renamed", { token: alice }))).id,
+    ).toBe("alice/renamed");
+    // A private repository's new name is shown only to those who may read it.
+    const hidden = await hub.request("/api/models/acme/moved/settings", {
+      method: "PUT",
+      token: alice,
+      json: { private: true },
+    });
+    expect(hidden.status).toBe(200);
+    expect((await hub.request("/api/models/alice/model", { redirect: "manual" })).status).toBe(401);
+    expect(
+      (
+        await hub.request("/api/models/alice/model", {
+          token: await hub.createToken("bob"),
+          redirect: "manual",
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -68,7 +68,7 @@ export function smartHttpRoutes({
 }: SmartHttpDeps): FastifyPluginAsync {
   /** Sends an error the way git shows it; 401 challenges for Basic credentials so git prompts. */
   function refuse(reply: FastifyReply, error: HubError): FastifyReply {
-    const headers: Record<string, string> = { "content-type": "text/plain; charset=utf-8" };
+    const headers: Record<string, string> = { ...error.headers, "content-type": "text/plain; charset=utf-8" };
     if (error.status === 401) headers["www-authenticate"] = 'Basic realm="Hub"';
     return reply.status(error.status).headers(headers).send(`${error.message}\n`);
   }
@@ -91,7 +91,7 @@ export function smartHttpRoutes({
           "Pushing needs a token: use it as the password when git asks.",
         );
       }
-      const found = await repos.findOrHide(principal, type, owner, name);
+      const found = await repos.findOrHide(principal, type, owner, name, request.url);
       await authorize(principal, SERVICES[service].action, repoResource(found));
       return found;
     } catch (err) {
@@ -102,7 +102,7 @@ export function smartHttpRoutes({
           : err.status === 403 && service === "git-receive-pack"
             ? `You may not push to ${owner}/${name}: ${err.message}`
             : err.message;
-      refuse(reply, new HubError(err.status, err.code, message));
+      refuse(reply, new HubError(err.status, err.code, message, undefined, err.headers));
       return null;
     }
   }
