@@ -25,6 +25,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0002-repositories",
         "0003-lfs",
         "0004-repo-redirects",
+        "0005-lfs-locks",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

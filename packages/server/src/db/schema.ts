@@ -57,6 +57,14 @@ export interface RepoRedirectRow {
   created_at: string;
 }
 
+export interface LfsLockRow {
+  id: string;
+  repository_id: string;
+  path: string;
+  owner_id: string;
+  created_at: string;
+}
+
 export interface AccessTokenRow {
   id: string;
   user_id: string;
@@ -89,6 +97,7 @@ export interface Database {
   repositories: RepositoryRow;
   lfs_objects: LfsObjectRow;
   repo_redirects: RepoRedirectRow;
+  lfs_locks: LfsLockRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
 }

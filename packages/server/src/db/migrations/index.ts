@@ -3,6 +3,7 @@ import { foundation } from "./0001-foundation.js";
 import { repositories } from "./0002-repositories.js";
 import { lfs } from "./0003-lfs.js";
 import { repoRedirects } from "./0004-repo-redirects.js";
+import { lfsLocks } from "./0005-lfs-locks.js";
 
 /** Every migration in order; the keys sort in the order they must run. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   "0002-repositories": repositories,
   "0003-lfs": lfs,
   "0004-repo-redirects": repoRedirects,
+  "0005-lfs-locks": lfsLocks,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

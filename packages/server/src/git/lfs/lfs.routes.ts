@@ -1,17 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { REPO_TYPES, type RepoType } from "@hub/api";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { credentialKey, type Authenticate, type ResolveCredentialKey } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
-import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import { HubError } from "../../errors.js";
-import {
-  URL_PREFIX,
-  repoResource,
-  type FoundRepo,
-  type ReposService,
-} from "../../areas/repos/repos.service.js";
+import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
+import { lfsLocksRepository, type LfsLockWithOwner } from "./lfs-locks.repository.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
@@ -67,9 +63,34 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     return refuse(reply, err.status, err.message);
   }
 
-  async function batch(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+  /** The caller and the repository a request names, if it may do `action` there; otherwise the refusal is sent. */
+  async function admitRepo(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    type: RepoType,
+    action: "repo:read" | "repo:write",
+  ) {
     const { owner, repo } = request.params as { owner: string; repo: string };
     const name = repo.endsWith(".git") ? repo.slice(0, -4) : repo;
+    try {
+      const principal = await authenticate(request.headers);
+      if (action === "repo:write" && !principal) {
+        throw new HubError(
+          401,
+          "unauthenticated",
+          "Writing needs a token: use it as the password when git asks.",
+        );
+      }
+      const found = await repos.findOrHide(principal, type, owner, name);
+      await authorize(principal, action, repoResource(found));
+      return { principal, repo: found };
+    } catch (err) {
+      refuseHubError(reply, err);
+      return null;
+    }
+  }
+
+  async function batch(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
     const body = (request.body ?? {}) as BatchRequest;
     if (body.operation !== "upload" && body.operation !== "download") {
       return refuse(reply, 422, 'The batch "operation" must be "upload" or "download".');
@@ -81,21 +102,14 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       return refuse(reply, 422, `"objects" must be a list of at most ${MAX_OBJECTS_PER_BATCH} objects.`);
     }
     const operation = body.operation;
-    let principal: Principal | null;
-    let found: FoundRepo;
-    try {
-      principal = await authenticate(request.headers);
-      if (operation === "upload" && !principal)
-        throw new HubError(
-          401,
-          "unauthenticated",
-          "Uploading needs a token: use it as the password when git asks.",
-        );
-      found = await repos.findOrHide(principal, type, owner, name);
-      await authorize(principal, operation === "upload" ? "repo:write" : "repo:read", repoResource(found));
-    } catch (err) {
-      return refuseHubError(reply, err);
-    }
+    const admitted = await admitRepo(
+      request,
+      reply,
+      type,
+      operation === "upload" ? "repo:write" : "repo:read",
+    );
+    if (!admitted) return reply;
+    const { principal, repo: found } = admitted;
 
     const objects = (body.objects as BatchObject[]).map((object) => ({
       oid: typeof object?.oid === "string" ? object.oid : "",
@@ -159,6 +173,112 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       .send({ transfer: "basic", objects: answers, hash_algo: "sha256" });
   }
 
+  /** A lock as the git-lfs locking API shows it (https://github.com/git-lfs/git-lfs/blob/main/docs/api/locking.md). */
+  const presentLock = (lock: LfsLockWithOwner) => ({
+    id: lock.id,
+    path: lock.path,
+    locked_at: lock.created_at,
+    owner: { name: lock.owner_handle },
+  });
+  const pageOf = (body: { cursor?: unknown; limit?: unknown }) => ({
+    offset: typeof body.cursor === "string" && /^\d+$/.test(body.cursor) ? Number(body.cursor) : 0,
+    limit:
+      typeof body.limit === "number" || typeof body.limit === "string"
+        ? Math.min(Math.max(Number(body.limit) || 100, 1), 1000)
+        : 100,
+  });
+  const sendLfs = (reply: FastifyReply, status: number, body: unknown) =>
+    reply.status(status).header("content-type", LFS_JSON).send(body);
+
+  async function createLock(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+    const admitted = await admitRepo(request, reply, type, "repo:write");
+    if (!admitted?.principal) return reply;
+    const path = (request.body as { path?: unknown } | undefined)?.path;
+    if (typeof path !== "string" || path.length === 0 || path.length > 1024 || path.includes("\0")) {
+      return refuse(reply, 422, "A lock needs the path of a file.");
+    }
+    const [existing] = await lfsLocksRepository.list(db, admitted.repo.row.id, { path }, 0, 1);
+    if (existing)
+      return sendLfs(reply, 409, {
+        lock: presentLock(existing),
+        message: `${path} is already locked by ${existing.owner_handle}.`,
+      });
+    const row = {
+      id: randomUUID(),
+      repository_id: admitted.repo.row.id,
+      path,
+      owner_id: admitted.principal.userId,
+      created_at: clock().toISOString(),
+    };
+    try {
+      await lfsLocksRepository.insert(db, row);
+    } catch {
+      const [winner] = await lfsLocksRepository.list(db, admitted.repo.row.id, { path }, 0, 1);
+      if (winner)
+        return sendLfs(reply, 409, {
+          lock: presentLock(winner),
+          message: `${path} is already locked by ${winner.owner_handle}.`,
+        });
+      throw new Error(`Could not lock ${path}.`);
+    }
+    return sendLfs(reply, 201, { lock: presentLock({ ...row, owner_handle: admitted.principal.handle }) });
+  }
+
+  async function listLocks(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+    const admitted = await admitRepo(request, reply, type, "repo:read");
+    if (!admitted) return reply;
+    const query = request.query as { path?: string; id?: string; cursor?: string; limit?: string };
+    const { offset, limit } = pageOf(query);
+    const rows = await lfsLocksRepository.list(
+      db,
+      admitted.repo.row.id,
+      { path: query.path, id: query.id },
+      offset,
+      limit + 1,
+    );
+    const next = rows.length > limit ? { next_cursor: String(offset + limit) } : {};
+    return sendLfs(reply, 200, { locks: rows.slice(0, limit).map(presentLock), ...next });
+  }
+
+  async function verifyLocks(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+    const admitted = await admitRepo(request, reply, type, "repo:write");
+    if (!admitted?.principal) return reply;
+    const { offset, limit } = pageOf((request.body ?? {}) as { cursor?: unknown; limit?: unknown });
+    const rows = await lfsLocksRepository.list(db, admitted.repo.row.id, {}, offset, limit + 1);
+    const page = rows.slice(0, limit);
+    const userId = admitted.principal.userId;
+    return sendLfs(reply, 200, {
+      ours: page.filter((lock) => lock.owner_id === userId).map(presentLock),
+      theirs: page.filter((lock) => lock.owner_id !== userId).map(presentLock),
+      ...(rows.length > limit ? { next_cursor: String(offset + limit) } : {}),
+    });
+  }
+
+  async function unlock(request: FastifyRequest, reply: FastifyReply, type: RepoType) {
+    const admitted = await admitRepo(request, reply, type, "repo:write");
+    if (!admitted?.principal) return reply;
+    const { id } = request.params as { id: string };
+    const [lock] = await lfsLocksRepository.list(db, admitted.repo.row.id, { id }, 0, 1);
+    if (!lock) return refuse(reply, 404, "No such lock in this repository.");
+    if (lock.owner_id !== admitted.principal.userId) {
+      const force = (request.body as { force?: unknown } | undefined)?.force === true;
+      if (!force)
+        return refuse(
+          reply,
+          403,
+          `${lock.path} is locked by ${lock.owner_handle}; unlock with --force if you administer the repository.`,
+        );
+      try {
+        // Breaking someone else's lock is an administrator's act, like deleting the repository.
+        await authorize(admitted.principal, "repo:delete", repoResource(admitted.repo));
+      } catch (err) {
+        return refuseHubError(reply, err);
+      }
+    }
+    await lfsLocksRepository.delete(db, admitted.repo.row.id, lock.id);
+    return sendLfs(reply, 200, { lock: presentLock(lock) });
+  }
+
   /** The repository and principal a signed URL stands for, re-checked now: revoked credentials and lost access stop it. */
   async function admitTransfer(
     request: FastifyRequest,
@@ -202,6 +322,17 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     const transfer = { access: "public" as const, unmetered: true };
 
     for (const type of REPO_TYPES) {
+      const locks = `/${URL_PREFIX[type]}:owner/:repo/info/lfs/locks`;
+      app.post(locks, { schema: { hide: true }, config }, (request, reply) =>
+        createLock(request, reply, type),
+      );
+      app.get(locks, { schema: { hide: true }, config }, (request, reply) => listLocks(request, reply, type));
+      app.post(`${locks}/verify`, { schema: { hide: true }, config }, (request, reply) =>
+        verifyLocks(request, reply, type),
+      );
+      app.post(`${locks}/:id/unlock`, { schema: { hide: true }, config }, (request, reply) =>
+        unlock(request, reply, type),
+      );
       app.post(
         `/${URL_PREFIX[type]}:owner/:repo/info/lfs/objects/batch`,
         { schema: { hide: true }, config },

@@ -257,3 +257,76 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     expect(hub.logs.join("\n")).not.toContain(new URL(href).searchParams.get("sig") ?? "none");
   });
 });
+
+describe("Git LFS file locks with the real git-lfs client", () => {
+  let hub: TestHub;
+  let work: string;
+  let alice: string;
+  let bob: string;
+
+  beforeAll(async () => {
+    hub = await startHub();
+    work = mkdtempSync(path.join(os.tmpdir(), "hub-locks-"));
+    await hub.createUser("alice");
+    await hub.createUser("bob");
+    expect((await hub.cli(["org", "create", "team", "--owner", "alice"])).code).toBe(0);
+    expect((await hub.cli(["org", "add-member", "team", "bob", "--role", "write"])).code).toBe(0);
+    alice = await hub.createToken("alice");
+    bob = await hub.createToken("bob");
+    expect(
+      (await hub.request("/api/repos", { method: "POST", token: alice, json: { repo_id: "team/assets" } }))
+        .status,
+    ).toBe(201);
+    writeFileSync(
+      path.join(work, ".gitconfig"),
+      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = true\n',
+    );
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const lfsGit = (args: string[], cwd: string) =>
+    git(args, cwd, { GIT_CONFIG_GLOBAL: path.join(work, ".gitconfig"), HOME: work });
+
+  it("locks a file for one member, refuses the others' pushes of it, and unlocks", async () => {
+    const aliceDir = path.join(work, "alice");
+    const bobDir = path.join(work, "bob");
+    await lfsGit(["clone", withToken(`${hub.gitUrl}/team/assets`, alice), aliceDir], work);
+    writeFileSync(path.join(aliceDir, "scene.bin"), randomBytes(50_000));
+    await lfsGit(["add", "scene.bin"], aliceDir);
+    await lfsGit(["commit", "-m", "Scene"], aliceDir);
+    expect((await lfsGit(["push", "origin", "main"], aliceDir)).code).toBe(0);
+    await lfsGit(["clone", withToken(`${hub.gitUrl}/team/assets`, bob), bobDir], work);
+
+    const lock = await lfsGit(["lfs", "lock", "scene.bin"], aliceDir);
+    expect(lock.code, lock.stderr).toBe(0);
+    const taken = await lfsGit(["lfs", "lock", "scene.bin"], bobDir);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr + taken.stdout).toMatch(/already locked/);
+    const listed = await lfsGit(["lfs", "locks"], bobDir);
+    expect(listed.stdout).toMatch(/scene\.bin\s+alice/);
+
+    writeFileSync(path.join(bobDir, "scene.bin"), randomBytes(50_000));
+    await lfsGit(["add", "scene.bin"], bobDir);
+    await lfsGit(["commit", "-m", "Bob edits"], bobDir);
+    const refused = await lfsGit(["push", "origin", "main"], bobDir);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/locked/i);
+
+    const notHis = await lfsGit(["lfs", "unlock", "scene.bin"], bobDir);
+    expect(notHis.code).not.toBe(0);
+    expect((await lfsGit(["lfs", "unlock", "scene.bin"], aliceDir)).code).toBe(0);
+    const pushed = await lfsGit(["push", "origin", "main"], bobDir);
+    expect(pushed.code, pushed.stderr).toBe(0);
+  });
+
+  it("lets an administrator break another member's lock with --force", async () => {
+    const bobDir = path.join(work, "bob");
+    expect((await lfsGit(["lfs", "lock", "scene.bin"], bobDir)).code).toBe(0);
+    const forced = await lfsGit(["lfs", "unlock", "--force", "scene.bin"], path.join(work, "alice"));
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await lfsGit(["lfs", "locks"], bobDir)).stdout.trim()).toBe("");
+  });
+});
