@@ -19,8 +19,8 @@
 // the client run), a built hub (`npm run build`) and about 3.5 times the object's size free in the
 // temporary directory.
 // `node bench/lfs.mjs [--runs 3] [--warmup 1] [--size-mib 1024] [--seed 1] [--no-git-lfs]`;
-// about a minute on 2 vCPUs. HUB_BENCH_NODE_OPTIONS becomes the hub's NODE_OPTIONS (and only the hub's),
-// to profile it: HUB_BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/lfs.mjs
+// about a minute on 2 vCPUs. HUB_BENCH_NODE_ARGS (space-separated) go to node before the serving hub's
+// script, to profile it: HUB_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/lfs.mjs
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createCipheriv, createHash } from "node:crypto";
 import { once } from "node:events";
@@ -125,8 +125,6 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
       HUB_GIT_PORT: String(gitPort),
       HUB_RATE_LIMIT: "1000000000",
       HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
-      // Node options for the hub alone, to profile it (`--cpu-prof --cpu-prof-dir=...`) or try a change.
-      ...(process.env.HUB_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.HUB_BENCH_NODE_OPTIONS } : {}),
     };
     await run(
       process.execPath,
@@ -141,7 +139,12 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
       .trim()
       .split("\n")
       .pop();
-    const hub = await startServer(hubd, ["serve", "--only", "hub,git"], hubEnv, { surfaces: ["hub", "git"] });
+    // Node flags for the serving hub alone, to profile it (`--cpu-prof --cpu-prof-dir=...`) or try a change.
+    const nodeArgs = (process.env.HUB_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    const hub = await startServer(hubd, ["serve", "--only", "hub,git"], hubEnv, {
+      surfaces: ["hub", "git"],
+      nodeArgs,
+    });
     cleanups.push(() => stopWithin(hub, 5000));
     const storedObject = path.join(dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
 

@@ -6,9 +6,13 @@ import autocannon from "autocannon";
  * Spawns a node script and resolves with its URL once it logs a JSON line `{msg:"listening", url}`.
  * With `surfaces` (like `["hub", "git"]`), it waits instead for a `listening` line naming each of those
  * surfaces; `urls` maps every surface seen to its URL and `pid` is the server's process id.
+ * `nodeArgs` go to node before the script (flags NODE_OPTIONS refuses, like `--cpu-prof`).
  */
-export function startServer(script, args, env, { surfaces } = {}) {
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ["ignore", "pipe", "inherit"] });
+export function startServer(script, args, env, { surfaces, nodeArgs = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     let buffered = "";
     let first;

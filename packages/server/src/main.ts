@@ -12,6 +12,7 @@ import { createTokensService } from "./areas/tokens/tokens.service.js";
 import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
 import { loadServerKey } from "./auth/server-key.js";
 import { createLocalObjectStore } from "./git/lfs/local-object-store.js";
+import { createMultipartStaging } from "./git/lfs/multipart-staging.js";
 import { createAuthorizer } from "./auth/authorizer.js";
 import { createMemoryRateLimiter } from "./auth/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "./auth/rate-limit/rate-limiter.js";
@@ -50,6 +51,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
+  const staging = createMultipartStaging(config.dataDir);
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const resolveCredentialKey = createCredentialResolver({ tokens, auth });
   const repos = createReposService({ db, storage, clock, config });
@@ -73,6 +75,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     storage,
     repos,
     objectStore,
+    staging,
     files,
     refs,
     repoFiles,

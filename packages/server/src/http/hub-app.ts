@@ -19,6 +19,7 @@ import { smartHttpRoutes } from "../git/http/smart-http.js";
 import type { RepoStorage } from "../git/repo-storage.js";
 import { lfsRoutes } from "../git/lfs/lfs.routes.js";
 import type { ObjectStore } from "../git/lfs/object-store.js";
+import type { MultipartStaging } from "../git/lfs/multipart-staging.js";
 import type { ResolveCredentialKey } from "../auth/authenticate.js";
 import type { TokensService } from "../areas/tokens/tokens.service.js";
 import type { Authenticate } from "../auth/authenticate.js";
@@ -49,6 +50,7 @@ export interface AppDeps {
   refs: RefsService;
   repoFiles: RepoFiles;
   serverKey: Buffer;
+  staging: MultipartStaging;
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
 }
@@ -111,6 +113,7 @@ function lfs(deps: AppDeps, baseUrl: string) {
     authorize: deps.authorize,
     resolveCredentialKey: deps.resolveCredentialKey,
     serverKey: deps.serverKey,
+    staging: deps.staging,
     baseUrl,
     clock: deps.clock,
   });

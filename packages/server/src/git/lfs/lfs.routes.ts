@@ -9,6 +9,7 @@ import { HubError } from "../../errors.js";
 import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
 import { lfsLocksRepository, type LfsLockWithOwner } from "./lfs-locks.repository.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
+import type { MultipartStaging } from "./multipart-staging.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
 import { sendRanged } from "../../http/ranged-response.js";
@@ -17,6 +18,8 @@ const LFS_JSON = "application/vnd.git-lfs+json";
 /** How long an action href stays valid; long enough to start a large transfer, short enough to limit a leaked URL. */
 const HREF_TTL_SECONDS = 3600;
 const MAX_OBJECTS_PER_BATCH = 1000;
+/** Objects over this size go in parts when the client offers the Hugging Face multipart transfer. */
+export const MULTIPART_CHUNK_SIZE = 64 * 1024 * 1024;
 
 interface BatchObject {
   oid?: unknown;
@@ -36,6 +39,7 @@ export interface LfsDeps {
   authorize: Authorize;
   resolveCredentialKey: ResolveCredentialKey;
   serverKey: Buffer;
+  staging: MultipartStaging;
   /** The base URL of this listener as clients see it; action hrefs point back at it. */
   baseUrl: string;
   clock: () => Date;
@@ -48,7 +52,21 @@ export interface LfsDeps {
  * they were uploaded and verified through.
  */
 export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
-  const { db, repos, store, authenticate, authorize, resolveCredentialKey, serverKey, baseUrl, clock } = deps;
+  const {
+    db,
+    repos,
+    store,
+    authenticate,
+    authorize,
+    resolveCredentialKey,
+    serverKey,
+    staging,
+    baseUrl,
+    clock,
+  } = deps;
+  const partCount = (size: number) => Math.ceil(size / MULTIPART_CHUNK_SIZE);
+  const partSize = (size: number, part: number) =>
+    Math.min(MULTIPART_CHUNK_SIZE, size - (part - 1) * MULTIPART_CHUNK_SIZE);
   const now = () => Math.floor(clock().getTime() / 1000);
 
   /** LFS errors are JSON `{message}`; a 401 names the Basic scheme so git asks for credentials. */
@@ -95,7 +113,13 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     if (body.operation !== "upload" && body.operation !== "download") {
       return refuse(reply, 422, 'The batch "operation" must be "upload" or "download".');
     }
-    if (Array.isArray(body.transfers) && body.transfers.length > 0 && !body.transfers.includes("basic")) {
+    const multipart = Array.isArray(body.transfers) && body.transfers.includes("multipart");
+    if (
+      Array.isArray(body.transfers) &&
+      body.transfers.length > 0 &&
+      !body.transfers.includes("basic") &&
+      !multipart
+    ) {
       return refuse(reply, 422, 'This hub offers the "basic" transfer only.');
     }
     if (!Array.isArray(body.objects) || body.objects.length > MAX_OBJECTS_PER_BATCH) {
@@ -120,8 +144,15 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     );
     const linked = await lfsObjectsRepository.linked(db, found.row.id, [...new Set(valid.map((o) => o.oid))]);
     const expires = now() + HREF_TTL_SECONDS;
-    const href = (endpoint: "objects" | "verify", oid: string, size: number, op: "upload" | "download") =>
+    const href = (
+      endpoint: "objects" | "verify" | "parts" | "complete",
+      oid: string,
+      size: number,
+      op: "upload" | "download",
+      part?: number,
+    ) =>
       signTransferUrl(serverKey, `${baseUrl}/lfs/${endpoint}`, {
+        ...(part !== undefined ? { part } : {}),
         operation: op,
         repositoryId: found.row.id,
         oid,
@@ -130,6 +161,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
         credential: credentialKey(principal),
       });
 
+    let inParts = false;
     const answers = await Promise.all(
       objects.map(async ({ oid, size }) => {
         if (!OID_PATTERN.test(oid) || !Number.isSafeInteger(size) || size < 0) {
@@ -157,6 +189,21 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
         }
         if (linkedSize === size && (await store.size(oid)) === size)
           return { oid, size, authenticated: true };
+        if (multipart && size > MULTIPART_CHUNK_SIZE) {
+          inParts = true;
+          const header: Record<string, string> = { chunk_size: String(MULTIPART_CHUNK_SIZE) };
+          for (let part = 1; part <= partCount(size); part++)
+            header[String(part).padStart(5, "0")] = href("parts", oid, size, "upload", part);
+          return {
+            oid,
+            size,
+            authenticated: true,
+            actions: {
+              upload: { href: href("complete", oid, size, "upload"), header, expires_in: HREF_TTL_SECONDS },
+              verify: { href: href("verify", oid, size, "upload"), expires_in: HREF_TTL_SECONDS },
+            },
+          };
+        }
         return {
           oid,
           size,
@@ -170,7 +217,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     );
     return reply
       .header("content-type", LFS_JSON)
-      .send({ transfer: "basic", objects: answers, hash_algo: "sha256" });
+      .send({ transfer: inParts ? "multipart" : "basic", objects: answers, hash_algo: "sha256" });
   }
 
   /** A lock as the git-lfs locking API shows it (https://github.com/git-lfs/git-lfs/blob/main/docs/api/locking.md). */
@@ -353,6 +400,56 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       }
       await lfsObjectsRepository.link(db, repo.row.id, grant.oid, grant.size, clock().toISOString());
       return reply.status(200).send();
+    });
+
+    app.put("/lfs/parts/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {
+      const admitted = await admitTransfer(request, reply, "upload");
+      if (!admitted) return reply;
+      const { grant, repo } = admitted;
+      const part = grant.part;
+      if (part === undefined || part > partCount(grant.size))
+        return refuse(reply, 403, "This URL is not for a part of this upload.");
+      try {
+        const etag = await staging.writePart(
+          repo.row.id,
+          grant.oid,
+          part,
+          partSize(grant.size, part),
+          request.body as Readable,
+        );
+        return reply.status(200).header("etag", etag).header("access-control-expose-headers", "ETag").send();
+      } catch (err) {
+        if (err instanceof ObjectMismatchError)
+          return refuse(reply, 422, `${err.message} Upload the part again.`);
+        throw err;
+      }
+    });
+
+    app.post("/lfs/complete/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {
+      const admitted = await admitTransfer(request, reply, "upload");
+      if (!admitted) return reply;
+      const { grant, repo } = admitted;
+      const parts = (request.body as { parts?: unknown } | undefined)?.parts;
+      const reported = Array.isArray(parts)
+        ? parts.map((p: { partNumber?: unknown; etag?: unknown }) => ({
+            partNumber: Number(p?.partNumber),
+            etag: String(p?.etag ?? ""),
+          }))
+        : [];
+      if (!(await staging.complete(repo.row.id, grant.oid, reported, partCount(grant.size)))) {
+        return refuse(reply, 422, "Some parts are missing or do not match their ETags; upload them again.");
+      }
+      try {
+        await store.write(grant.oid, grant.size, staging.read(repo.row.id, grant.oid, partCount(grant.size)));
+      } catch (err) {
+        if (err instanceof ObjectMismatchError)
+          return refuse(reply, 422, `${err.message} Nothing was stored.`);
+        throw err;
+      } finally {
+        await staging.discard(repo.row.id, grant.oid);
+      }
+      await lfsObjectsRepository.link(db, repo.row.id, grant.oid, grant.size, clock().toISOString());
+      return reply.header("content-type", LFS_JSON).send({ message: "completed" });
     });
 
     app.post("/lfs/verify/:oid", { schema: { hide: true }, config: transfer }, async (request, reply) => {

@@ -330,3 +330,110 @@ describe("Git LFS file locks with the real git-lfs client", () => {
     expect((await lfsGit(["lfs", "locks"], bobDir)).stdout.trim()).toBe("");
   });
 });
+
+describe("the Hugging Face multipart upload extension", () => {
+  let hub: TestHub;
+  let token: string;
+  const size = 64 * 1024 * 1024 + 4096;
+  const content = randomBytes(size);
+  const oid = sha256(content);
+
+  beforeAll(async () => {
+    hub = await startHub();
+    await hub.createUser("alice");
+    token = await hub.createToken("alice");
+    for (const repoId of ["alice/parts", "alice/client"]) {
+      expect(
+        (await hub.request("/api/repos", { method: "POST", token, json: { repo_id: repoId } })).status,
+      ).toBe(201);
+    }
+  });
+  afterAll(() => hub?.stop());
+
+  const batchUpload = async (transfers: string[]) => {
+    const response = await fetch(`${hub.gitUrl}/alice/parts.git/info/lfs/objects/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.git-lfs+json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ operation: "upload", transfers, objects: [{ oid, size }] }),
+    });
+    return readJson<
+      BatchAnswer & {
+        objects: Array<{ actions?: { upload?: { href: string; header?: Record<string, string> } } }>;
+      }
+    >(response);
+  };
+
+  it("offers parts only to clients that ask for them", async () => {
+    const basic = await batchUpload(["basic"]);
+    expect(basic.transfer).toBe("basic");
+    expect(basic.objects[0]?.actions?.upload?.header).toBeUndefined();
+    const parts = await batchUpload(["basic", "multipart"]);
+    expect(parts.transfer).toBe("multipart");
+    expect(Object.keys(parts.objects[0]?.actions?.upload?.header ?? {}).sort()).toEqual([
+      "00001",
+      "00002",
+      "chunk_size",
+    ]);
+  });
+
+  it("assembles uploaded parts, checking their ETags, and stores nothing until they are right", async () => {
+    const answer = await batchUpload(["basic", "multipart"]);
+    const upload = answer.objects[0]?.actions?.upload;
+    const header = upload?.header ?? {};
+    const chunk = Number(header.chunk_size);
+    const etags: string[] = [];
+    for (const part of [1, 2]) {
+      const key = String(part).padStart(5, "0");
+      const put = await fetch(header[key] ?? "", {
+        method: "PUT",
+        body: content.subarray((part - 1) * chunk, part * chunk),
+      });
+      expect(put.status).toBe(200);
+      etags.push(put.headers.get("etag") ?? "");
+    }
+    const wrongPart = await fetch(header["00002"] ?? "", { method: "PUT", body: content.subarray(0, 10) });
+    expect(wrongPart.status).toBe(422);
+    const complete = (parts: unknown) =>
+      fetch(upload?.href ?? "", {
+        method: "POST",
+        headers: { "content-type": "application/vnd.git-lfs+json" },
+        body: JSON.stringify({ oid, parts }),
+      });
+    expect(
+      (
+        await complete([
+          { partNumber: 1, etag: etags[0] },
+          { partNumber: 2, etag: '"0000"' },
+        ])
+      ).status,
+    ).toBe(422);
+    expect((await complete([{ partNumber: 1, etag: etags[0] }])).status).toBe(422);
+    // The failed completions above left the parts in place; the right one assembles them.
+    const done = await complete([
+      { partNumber: 1, etag: etags[0] },
+      { partNumber: 2, etag: etags[1] },
+    ]);
+    expect(done.status).toBe(200);
+    const download = await fetch(`${hub.gitUrl}/alice/parts.git/info/lfs/objects/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.git-lfs+json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ operation: "download", objects: [{ oid, size }] }),
+    });
+    const href = (await readJson<BatchAnswer>(download)).objects[0]?.actions?.download?.href ?? "";
+    expect(sha256(Buffer.from(await (await fetch(href)).arrayBuffer()))).toBe(oid);
+  });
+
+  it("uploads through parts with the official client", async () => {
+    const { uploadFiles, downloadFile } = await import("@huggingface/hub");
+    const repo = { type: "model" as const, name: "alice/client" };
+    await uploadFiles({
+      repo,
+      accessToken: token,
+      hubUrl: hub.url,
+      files: [{ path: "big.safetensors", content: new Blob([content]) }],
+    });
+    const blob = await downloadFile({ repo, path: "big.safetensors", accessToken: token, hubUrl: hub.url });
+    expect(sha256(new Uint8Array((await blob?.arrayBuffer()) ?? new ArrayBuffer(0)))).toBe(oid);
+    expect(hub.logs.some((line) => line.includes('"path":"/lfs/parts/'))).toBe(true);
+  });
+});

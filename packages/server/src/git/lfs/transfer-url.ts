@@ -10,6 +10,8 @@ export interface TransferGrant {
   expires: number;
   /** The credential it was issued to (see credentialKey); re-checked on use. */
   credential: string;
+  /** For one part of a multipart upload, its number (from 1). */
+  part?: number;
 }
 
 function signature(key: Buffer, grant: TransferGrant): Buffer {
@@ -20,6 +22,7 @@ function signature(key: Buffer, grant: TransferGrant): Buffer {
     grant.size,
     grant.expires,
     grant.credential,
+    grant.part ?? "",
   ].join("\n");
   return createHmac("sha256", key).update(text).digest();
 }
@@ -35,6 +38,7 @@ export function signTransferUrl(key: Buffer, endpoint: string, grant: TransferGr
     size: String(grant.size),
     exp: String(grant.expires),
     cred: grant.credential,
+    ...(grant.part !== undefined ? { part: String(grant.part) } : {}),
     sig: signature(key, grant).toString("base64url"),
   });
   return `${endpoint}/${grant.oid}?${query.toString()}`;
@@ -47,9 +51,11 @@ export function verifyTransferUrl(
   query: Record<string, unknown>,
   nowSeconds: number,
 ): TransferGrant | null {
-  const { op, repo, size, exp, cred, sig } = query;
+  const { op, repo, size, exp, cred, sig, part } = query;
   if (op !== "upload" && op !== "download") return null;
   if (typeof repo !== "string" || typeof cred !== "string" || typeof sig !== "string") return null;
+  const partNumber = part === undefined ? undefined : Number(part);
+  if (partNumber !== undefined && !(Number.isSafeInteger(partNumber) && partNumber >= 1)) return null;
   const grant: TransferGrant = {
     operation: op,
     repositoryId: repo,
@@ -57,6 +63,7 @@ export function verifyTransferUrl(
     size: Number(size),
     expires: Number(exp),
     credential: cred,
+    ...(partNumber !== undefined ? { part: partNumber } : {}),
   };
   if (!Number.isSafeInteger(grant.size) || !Number.isSafeInteger(grant.expires)) return null;
   const expected = signature(key, grant);

@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ObjectMismatchError } from "./object-store.js";
+
+/**
+ * Parts of multipart LFS uploads (the Hugging Face extension), kept on local
+ * disk until the client completes the upload; then they are read back in
+ * order and streamed into the object store, which verifies the whole object.
+ */
+export function createMultipartStaging(dataDir: string) {
+  const root = path.join(dataDir, "lfs", "multipart");
+  const dirOf = (repositoryId: string, oid: string) => path.join(root, repositoryId, oid);
+
+  return {
+    /** Stores one part of exactly `size` bytes and returns its ETag (the MD5 of the part, as S3 gives it). */
+    async writePart(
+      repositoryId: string,
+      oid: string,
+      part: number,
+      size: number,
+      body: Readable,
+    ): Promise<string> {
+      const dir = dirOf(repositoryId, oid);
+      await mkdir(dir, { recursive: true });
+      const temporary = path.join(dir, `${part}.${randomBytes(4).toString("hex")}.tmp`);
+      const md5 = createHash("md5");
+      let received = 0;
+      const measure = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          received += chunk.length;
+          if (received > size)
+            return done(new ObjectMismatchError(`Part ${part} is larger than its ${size} bytes.`));
+          md5.update(chunk);
+          done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(body, measure, createWriteStream(temporary, { flags: "wx" }));
+        if (received !== size)
+          throw new ObjectMismatchError(`Part ${part} has ${received} bytes, not ${size}.`);
+        const etag = `"${md5.digest("hex")}"`;
+        await rename(temporary, path.join(dir, String(part)));
+        await writeFile(path.join(dir, `${part}.etag`), etag);
+        return etag;
+      } finally {
+        await rm(temporary, { force: true });
+      }
+    },
+
+    /** Whether every part is stored with the ETag the client reports for it. */
+    async complete(
+      repositoryId: string,
+      oid: string,
+      parts: Array<{ partNumber: number; etag: string }>,
+      count: number,
+    ): Promise<boolean> {
+      if (parts.length !== count) return false;
+      const dir = dirOf(repositoryId, oid);
+      for (let part = 1; part <= count; part++) {
+        const reported = parts.find((p) => p.partNumber === part)?.etag;
+        const stored = await readFile(path.join(dir, `${part}.etag`), "utf8").catch(() => null);
+        if (!stored || !(await stat(path.join(dir, String(part))).catch(() => null))) return false;
+        if (reported !== undefined && reported.replace(/"/g, "") !== stored.replace(/"/g, "")) return false;
+      }
+      return true;
+    },
+
+    /** The parts in order, as one stream. */
+    read(repositoryId: string, oid: string, count: number): Readable {
+      const dir = dirOf(repositoryId, oid);
+      return Readable.from(
+        (async function* () {
+          for (let part = 1; part <= count; part++) yield* createReadStream(path.join(dir, String(part)));
+        })(),
+      );
+    },
+
+    async discard(repositoryId: string, oid: string): Promise<void> {
+      await rm(dirOf(repositoryId, oid), { recursive: true, force: true });
+    },
+  };
+}
+
+export type MultipartStaging = ReturnType<typeof createMultipartStaging>;
