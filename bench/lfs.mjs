@@ -501,7 +501,7 @@ const LABELS = {
 function printScenario({ key, title, runs, warmup, stats }) {
   console.log(`\n${title}: ${runs} runs after ${warmup} warm-up${warmup === 1 ? "" : "s"}, interleaved`);
   console.log(
-    "| path | median MB/s | min MB/s | max MB/s | median s | server CPU s | client CPU s | hub RSS growth MiB |",
+    "| path | median MB/s | min MB/s | max MB/s | median s | server CPU s | client CPU s | max hub RSS growth MiB |",
   );
   console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, s] of Object.entries(stats)) {

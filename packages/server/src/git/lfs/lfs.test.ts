@@ -17,7 +17,7 @@ interface BatchAnswer {
   }>;
 }
 
-const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
 describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) => {
   let hub: TestHub;
