@@ -1,6 +1,8 @@
 // Runs every benchmark; each prints its own figures and ratio against a reference measured in the same run.
 import { benchGit } from "./git.mjs";
+import { benchLfs } from "./lfs.mjs";
 import { benchWhoami } from "./whoami.mjs";
 
 await benchWhoami();
 await benchGit();
+await benchLfs();

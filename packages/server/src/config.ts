@@ -1,3 +1,4 @@
+import net from "node:net";
 import path from "node:path";
 
 /** The surfaces `hubd serve` knows; later areas mount theirs as they are built. */
@@ -92,6 +93,32 @@ function publicUrl(env: Env, name: string, fallback: string, protocols: string[]
     );
   }
   return parsed.href.replace(/\/+$/, "");
+}
+
+/**
+ * Port 0 means "any free port". Clone URLs and LFS links carry the port, so
+ * free ports are chosen before the configuration is read, not by the listener.
+ */
+export async function withFreePorts(env: Env): Promise<Env> {
+  const resolved: Env = { ...env };
+  for (const name of ["HUB_PORT", "HUB_GIT_PORT", "HUB_ROUTER_PORT", "HUB_SSH_PORT"]) {
+    if (resolved[name] !== "0") continue;
+    resolved[name] = String(
+      await new Promise<number>((resolve, reject) => {
+        const probe = net.createServer();
+        probe.once("error", reject);
+        probe.listen(0, env.HUB_HOST || "127.0.0.1", () => {
+          const address = probe.address();
+          probe.close(() =>
+            typeof address === "object" && address
+              ? resolve(address.port)
+              : reject(new Error("no free port")),
+          );
+        });
+      }),
+    );
+  }
+  return resolved;
 }
 
 /** Reads and validates the environment once; the only module that touches process.env. */

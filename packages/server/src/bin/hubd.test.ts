@@ -135,6 +135,32 @@ describe("hubd admin commands, with no server running", () => {
 });
 
 describe("hubd serve lifecycle", () => {
+  it("chooses free ports for port 0 and hands out URLs that carry them", async () => {
+    const hub = await startHub({ env: { HUB_PORT: "0", HUB_GIT_PORT: "0" } });
+    try {
+      expect(new URL(hub.url).port).not.toBe("0");
+      await hub.createUser("alice");
+      const token = await hub.createToken("alice");
+      const created = await hub.request("/api/repos", {
+        method: "POST",
+        token,
+        json: { repo_id: "alice/ports" },
+      });
+      const summary = (await created.json()) as { url: string; git_url: string };
+      expect(summary.url).toBe(`${hub.url}/alice/ports`);
+      expect(summary.git_url).toBe(`${hub.gitUrl}/alice/ports.git`);
+      const batch = await fetch(`${hub.gitUrl}/alice/ports.git/info/lfs/objects/batch`, {
+        method: "POST",
+        headers: { "content-type": "application/vnd.git-lfs+json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ operation: "upload", objects: [{ oid: "a".repeat(64), size: 1 }] }),
+      });
+      const answer = (await batch.json()) as { objects: Array<{ actions: { upload: { href: string } } }> };
+      expect(answer.objects[0]?.actions.upload.href.startsWith(`${hub.gitUrl}/lfs/objects/`)).toBe(true);
+    } finally {
+      await hub.stop();
+    }
+  });
+
   it("on SIGTERM finishes the request in flight, then exits 0", async () => {
     const hub = await startHub();
     const { port } = new URL(hub.url);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TOKEN_ROLES, type TokenRole } from "@hub/api";
-import { ConfigError, SURFACES, loadConfig, type Surface } from "../config.js";
+import { ConfigError, SURFACES, loadConfig, withFreePorts, type Surface } from "../config.js";
 import { HubError } from "../errors.js";
 import { createHub, createLogger, serve } from "../main.js";
 
@@ -87,7 +87,7 @@ async function main(argv: string[]): Promise<void> {
     const only = list(str(values.only)) ?? [...SURFACES];
     const unknown = only.find((name) => !SURFACES.some((s) => s === name));
     if (unknown) throw new UsageError(`Unknown surface "${unknown}"; choose from ${SURFACES.join(", ")}.`);
-    await serve(loadConfig(), only as Surface[]);
+    await serve(loadConfig(await withFreePorts(process.env)), only as Surface[]);
     return;
   }
   if (command === "user" && sub === "create") {
