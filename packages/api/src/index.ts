@@ -4,3 +4,4 @@ export * from "./tokens.js";
 export * from "./identity.js";
 export * from "./auth.js";
 export * from "./repos.js";
+export * from "./orgs.js";

@@ -11,7 +11,8 @@ export type OrgRole = (typeof ORG_ROLES)[number];
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity and token management.
  */
-export type Action = "account:read" | "account:manage-tokens" | "account:revoke-token" | Scope;
+export type Action =
+  "account:read" | "account:manage-tokens" | "account:revoke-token" | "org:read" | "org:admin" | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
 
@@ -77,7 +78,7 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
     case "token":
       return resource.userId === principal.userId;
     case "organization":
-      return rank(membershipRole) >= rank("admin");
+      return rank(membershipRole) >= rank(action === "org:read" ? "read" : "admin");
     case "namespace":
       if (resource.owner.type === "user") return resource.owner.id === principal.userId;
       return rank(membershipRole) >= rank("contributor");
@@ -158,6 +159,38 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
+  }
+
+  if (action === "org:read" || action === "org:admin") {
+    if (!withinTokenBounds(credential, resource)) {
+      return deny(
+        forbidden(
+          "outside_token_bounds",
+          "This token is bounded to other resources; use a token granted for this one.",
+        ),
+      );
+    }
+    const weak =
+      credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
+    if (action === "org:admin" && weak) {
+      return deny(
+        forbidden(
+          "insufficient_scope",
+          "Managing an organization needs a write token or a signed-in session.",
+        ),
+      );
+    }
+    if (!accountMay(input, principal)) {
+      return deny(
+        forbidden(
+          "forbidden",
+          action === "org:read"
+            ? "Only members see an organization's members; ask an admin to add you."
+            : "Only the organization's admins may do this.",
+        ),
+      );
+    }
+    return allow;
   }
 
   if (!holds(credential, action)) {

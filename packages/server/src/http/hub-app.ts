@@ -15,6 +15,8 @@ import { refsRoutes } from "../areas/refs/refs.routes.js";
 import type { RefsService } from "../areas/refs/refs.service.js";
 import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
+import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
+import type { OrgsService } from "../areas/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
 import type { RepoStorage } from "../git/repo-storage.js";
 import { lfsRoutes } from "../git/lfs/lfs.routes.js";
@@ -43,6 +45,7 @@ export interface AppDeps {
   account: AccountService;
   auth: AuthService;
   tokens: TokensService;
+  orgs: OrgsService;
   repos: ReposService;
   storage: RepoStorage;
   objectStore: ObjectStore;
@@ -188,6 +191,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
+  await app.register(orgsRoutes({ orgs: deps.orgs }));
   await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
   await app.register(
     reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),

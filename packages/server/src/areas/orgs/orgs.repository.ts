@@ -37,6 +37,44 @@ export const orgsRepository = {
       .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doUpdateSet({ role: row.role }))
       .execute(),
 
+  /** Takes the organization's row lock, so membership changes of one organization happen one at a time. */
+  lock: (db: DbOrTx, id: string) =>
+    db
+      .updateTable("organizations")
+      .set((eb) => ({ fullname: eb.ref("fullname") }))
+      .where("id", "=", id)
+      .execute(),
+
+  members: (db: DbOrTx, organizationId: string) =>
+    db
+      .selectFrom("memberships")
+      .innerJoin("users", "users.id", "memberships.user_id")
+      .select([
+        "users.handle",
+        "users.fullname",
+        "memberships.role",
+        "memberships.created_at",
+        "memberships.user_id",
+      ])
+      .where("memberships.organization_id", "=", organizationId)
+      .orderBy("users.handle")
+      .execute(),
+
+  setRole: (db: DbOrTx, organizationId: string, userId: string, role: string) =>
+    db
+      .updateTable("memberships")
+      .set({ role })
+      .where("organization_id", "=", organizationId)
+      .where("user_id", "=", userId)
+      .execute(),
+
+  removeMembership: (db: DbOrTx, organizationId: string, userId: string) =>
+    db
+      .deleteFrom("memberships")
+      .where("organization_id", "=", organizationId)
+      .where("user_id", "=", userId)
+      .execute(),
+
   membershipRole: async (db: DbOrTx, organizationId: string, userId: string) =>
     (
       await db
