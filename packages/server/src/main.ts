@@ -35,7 +35,7 @@ export function createLogger(config: Readonly<Config>, destination: number = 1):
 /** Opens the database (migrated) and wires every service; the admin CLI and the server share it. */
 export async function createHub(config: Readonly<Config>, logger: Logger) {
   const db = openDatabase(config.database);
-  await migrateToLatest(db);
+  await migrateToLatest(db, config.database);
   const clock = () => new Date();
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
   const auth = createAuthService({

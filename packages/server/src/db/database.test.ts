@@ -5,18 +5,20 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, DIALECTS } from "../test-support/databases.js";
 import { runHubd } from "../test-support/hub-process.js";
+import type { DatabaseConfig } from "../config.js";
 import { migrateToLatest, openDatabase } from "./database.js";
 
 describe.each(DIALECTS)("migrations on %s", (dialect) => {
   it("bring a fresh database to the newest schema, and running them again changes nothing", async () => {
     const database = await createTestDatabase(dialect);
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "hub-migrate-")), "hub.db");
-    const db = openDatabase(
-      database.url ? { dialect: "postgres", url: database.url } : { dialect: "sqlite", file },
-    );
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : { dialect: "sqlite", file };
+    const db = openDatabase(config);
     try {
-      await migrateToLatest(db);
-      await migrateToLatest(db);
+      await migrateToLatest(db, config);
+      await migrateToLatest(db, config);
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
         db,
       );

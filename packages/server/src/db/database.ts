@@ -62,8 +62,25 @@ function withStatementCache(sqlite: Sqlite.Database): SqliteDatabase {
   };
 }
 
-/** Brings the schema to the newest migration; safe to run from several processes at start. */
-export async function migrateToLatest(db: Db): Promise<void> {
+/**
+ * Brings the schema to the newest migration; safe to run from several processes
+ * at start. PostgreSQL serializes them with Kysely's advisory lock; SQLite has
+ * no such lock, so the processes take turns on a lock database beside the file.
+ */
+export async function migrateToLatest(db: Db, config: DatabaseConfig): Promise<void> {
+  if (config.dialect === "postgres") return migrate(db);
+  const lock = new Sqlite(`${config.file}.migration-lock`);
+  try {
+    lock.pragma("busy_timeout = 60000");
+    lock.exec("BEGIN IMMEDIATE");
+    await migrate(db);
+  } finally {
+    if (lock.inTransaction) lock.exec("COMMIT");
+    lock.close();
+  }
+}
+
+async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === "Error");

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, DIALECTS, type TestDatabase } from "../test-support/databases.js";
+import type { DatabaseConfig } from "../config.js";
 import { migrateToLatest, openDatabase, type Db } from "./database.js";
 import { preparedQuery } from "./prepared-query.js";
 
@@ -12,15 +13,14 @@ describe.each(DIALECTS)("preparedQuery on %s", (dialect) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    db = openDatabase(
-      database.url
-        ? { dialect: "postgres", url: database.url }
-        : {
-            dialect: "sqlite",
-            file: path.join(mkdtempSync(path.join(os.tmpdir(), "hub-prepared-")), "hub.db"),
-          },
-    );
-    await migrateToLatest(db);
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : {
+          dialect: "sqlite",
+          file: path.join(mkdtempSync(path.join(os.tmpdir(), "hub-prepared-")), "hub.db"),
+        };
+    db = openDatabase(config);
+    await migrateToLatest(db, config);
     const plans: Array<[string, string]> = [
       ["o1", "team"],
       ["o2", "free"],
