@@ -48,7 +48,13 @@ const CREDENTIALS: CredentialSpec[] = [
     args: ["--scopes", "repo:read,repo:write"],
     scopes: ["repo:read", "repo:write"],
   },
-  { name: "fine-grained inference:run", args: ["--scopes", "inference:run"], scopes: [] },
+  ...["repo:delete", "community:write", "jobs:run", "inference:run", "account:keys", "webhooks:manage"].map(
+    (scope) => ({
+      name: `fine-grained ${scope}`,
+      args: ["--scopes", scope],
+      scopes: [],
+    }),
+  ),
   {
     name: "fine-grained for acme/priv",
     args: ["--scopes", "repo:read,repo:write", "--repos", "acme/priv"],
