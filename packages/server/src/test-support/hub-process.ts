@@ -181,18 +181,25 @@ function parseJson(line: string): Record<string, unknown> | null {
   }
 }
 
-/** A port nothing listens on right now, from the kernel's ephemeral range. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
+/** Ports nothing listens on right now, all held open together so the kernel cannot hand out one twice. */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once("error", reject);
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === "object" && address ? address.port : 0;
   });
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 /** Runs the hubd binary with the given arguments, environment and standard input. */
@@ -214,7 +221,8 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
   const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
   const database = sharing?.database ?? (await createTestDatabase(dialect));
-  const ports = { hub: await freePort(), git: await freePort() };
+  const [hubPort = 0, gitPort = 0] = await freePorts(2);
+  const ports = { hub: hubPort, git: gitPort };
   const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
   await hub.start();
   return hub;
