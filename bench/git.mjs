@@ -15,23 +15,20 @@
 // Needs Linux, git, nginx and fcgiwrap (`apt-get install -y nginx fcgiwrap`), and a built hub
 // (`npm run build`).
 // `node bench/git.mjs [--runs 7] [--fetch-runs 15] [--seed 1]`; about a minute and a half on 2 vCPUs.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createCipheriv, createHash } from "node:crypto";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync } from "node:fs";
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { clearInterval, setInterval } from "node:timers";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { startServer } from "./lib.mjs";
+import { benchToken, benchWorkspace, hubd, isolatedGitEnv, run, startServer, track } from "./lib.mjs";
+import { findProgram, freePorts, startNginx, stopGroups, version, waitFor } from "./lib.mjs";
+import { childTicks, descendants, readStat, TICKS } from "./lib.mjs";
+import { interleave, median, printEndLoad, printTable, scenarioTitle } from "./lib.mjs";
+import { isMain, seededKeystream, wholeNumber } from "./lib.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
 const { fetch } = globalThis;
 const MiB = 1024 * 1024;
 const TARGET = 1.1;
@@ -62,47 +59,12 @@ export async function benchGit({
     );
   }
 
-  stopping = false;
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "hub-bench-git-"));
-  const cleanups = [];
-  let cleaning = null;
-  const cleanUp = async () => {
-    await stopRunning();
-    for (const step of cleanups.reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        console.error(`cleanup: ${err.message}`);
-      }
-    }
-    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  };
-  // Once, whoever asks first (the end of the run or a signal); everyone else waits for that same cleanup.
-  const cleanup = () => (cleaning ??= cleanUp());
-  const onSignal = (signal) => {
-    console.error(`\n${signal}: stopping the servers and removing ${tmp}`);
-    cleanup()
-      .catch((err) => console.error(`cleanup: ${err.message}`))
-      .finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-
+  const workspace = benchWorkspace("hub-bench-git-");
+  const { tmp } = workspace;
   try {
-    const home = path.join(tmp, "home");
     const work = path.join(tmp, "work");
-    mkdirSync(home);
     mkdirSync(work);
-    writeFileSync(path.join(home, ".gitconfig"), "");
-    // The client: no system or user configuration (no credential helpers, no LFS filters), no prompts.
-    const clientEnv = {
-      PATH: process.env.PATH,
-      HOME: home,
-      LANG: "C",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"),
-      GIT_TERMINAL_PROMPT: "0",
-    };
+    const clientEnv = isolatedGitEnv(path.join(tmp, "home"));
     const git = (args, cwd = work) => run("git", args, { cwd, env: clientEnv });
 
     // The repository under test.
@@ -131,10 +93,6 @@ export async function benchGit({
       packMiB: packBytes / MiB,
       generateSeconds: (performance.now() - started) / 1000,
     };
-    const version = (program, args) => {
-      const result = spawnSync(program, args, { encoding: "utf8" });
-      return `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
-    };
     const nginxVersion = version(nginxBin, ["-v"]).replace(/^nginx version: /, "");
     console.log(
       `\nGit over HTTP: hub vs ${nginxVersion} + fcgiwrap + git-http-backend vs file://; ` +
@@ -162,24 +120,9 @@ export async function benchGit({
       HUB_MAX_GIT_BLOB_BYTES: String(2 ** 40),
       HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
     };
-    await run(
-      process.execPath,
-      [hubd, "user", "create", "bench", "--email", "bench@example.com", "--password-stdin"],
-      {
-        env: hubEnv,
-        input: "bench-password\n",
-      },
-    );
-    const token = (
-      await run(process.execPath, [hubd, "token", "create", "bench", "--name", "bench", "--role", "write"], {
-        env: hubEnv,
-      })
-    ).stdout
-      .trim()
-      .split("\n")
-      .pop();
+    const token = await benchToken(hubEnv, "write");
     const hub = await startServer(hubd, ["serve", "--only", "hub,git"], hubEnv, { surfaces: ["hub", "git"] });
-    cleanups.push(() => hub.stop());
+    workspace.onCleanup(() => hub.stop());
     const hubApi = async (method, route, body) => {
       const response = await fetch(`${hub.urls.hub}${route}`, {
         method,
@@ -200,13 +143,13 @@ export async function benchGit({
     const projectRoot = path.join(tmp, "backend-repos");
     mkdirSync(projectRoot);
     const backendProcesses = [];
-    cleanups.push(() => stopGroups(backendProcesses));
+    workspace.onCleanup(() => stopGroups(backendProcesses));
     const backend = await startHttpBackend(path.join(tmp, "nginx"), backendProcesses, {
       nginxBin,
       fcgiwrapBin,
       httpBackend,
       projectRoot,
-      port: await freePort(19000, 19099),
+      port: (await freePorts(1, 19000, 19099))[0],
     });
     const backendRepo = async (name) => {
       const dir = path.join(projectRoot, `${name}.git`);
@@ -325,14 +268,11 @@ export async function benchGit({
 
     const results = { repo: repoSummary, scenarios: { clone, fetch: fetched, push: pushed } };
     printSummary(results.scenarios);
-    console.log(`load average at the end: ${os.loadavg()[0].toFixed(2)} (a busy machine widens the spread)`);
+    printEndLoad();
     return results;
 
     async function scenario({ key, title, runs: count, warmup: warmups, paths }) {
-      const names = Object.keys(paths);
-      const samples = Object.fromEntries(names.map((name) => [name, []]));
-      const measureOnce = async (name) => {
-        const p = paths[name];
+      const measureOnce = async (name, p) => {
         const context = await p.setup();
         try {
           const sampler = cpuSampler(p.serverPids);
@@ -353,13 +293,8 @@ export async function benchGit({
           await p.teardown(context);
         }
       };
-      for (let w = 0; w < warmups; w++) for (const name of names) await measureOnce(name);
-      for (let i = 0; i < count; i++) {
-        // Rotate the order so no path always runs first (or right after the same neighbour).
-        const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
-        for (const name of order) samples[name].push(await measureOnce(name));
-      }
-      const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
+      const samples = await interleave(paths, { runs: count, warmup: warmups }, measureOnce);
+      const stats = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, summarize(s)]));
       const ratio = (a, b) =>
         stats[a] && stats[b]
           ? { median: stats[a].median / stats[b].median, mean: stats[a].mean / stats[b].mean }
@@ -377,9 +312,7 @@ export async function benchGit({
       return result;
     }
   } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    await cleanup();
+    await workspace.close();
   }
 }
 
@@ -390,15 +323,16 @@ const LABELS = {
 };
 
 function printScenario({ title, runs, warmup, stats, hubVsBackend, hubVsFile }) {
-  console.log(`\n${title}: ${runs} runs after ${warmup} warm-up${warmup === 1 ? "" : "s"}, interleaved`);
-  console.log("| path | median s | mean s | min s | max s | server CPU s | client CPU s |");
-  console.log("|---|---|---|---|---|---|---|");
-  for (const [name, s] of Object.entries(stats)) {
-    const server = name === "file" ? "(in client)" : s.server.toFixed(2);
-    console.log(
-      `| ${LABELS[name]} | ${s.median.toFixed(3)} | ${s.mean.toFixed(3)} | ${s.min.toFixed(3)} | ${s.max.toFixed(3)} | ${server} | ${s.client.toFixed(2)} |`,
-    );
-  }
+  printTable(
+    scenarioTitle(title, runs, warmup),
+    ["path", "median s", "mean s", "min s", "max s", "server CPU s", "client CPU s"],
+    Object.entries(stats).map(([name, s]) => [
+      LABELS[name],
+      ...[s.median, s.mean, s.min, s.max].map((seconds) => seconds.toFixed(3)),
+      name === "file" ? "(in client)" : s.server.toFixed(2),
+      s.client.toFixed(2),
+    ]),
+  );
   if (hubVsBackend) {
     console.log(
       `ratio hub/http-backend: ${hubVsBackend.median.toFixed(2)} (median), ${hubVsBackend.mean.toFixed(2)} (mean); ` +
@@ -413,26 +347,22 @@ function printScenario({ title, runs, warmup, stats, hubVsBackend, hubVsFile }) 
 }
 
 function printSummary(scenarios) {
-  console.log("\nSummary (medians)");
-  console.log("| scenario | hub s | http-backend s | file s | hub/http-backend | hub/file | target |");
-  console.log("|---|---|---|---|---|---|---|");
-  for (const s of Object.values(scenarios)) {
-    const file = s.stats.file ? s.stats.file.median.toFixed(3) : "-";
-    const hubVsFile = s.hubVsFile ? s.hubVsFile.median.toFixed(2) : "-";
-    const verdict = s.hubVsBackend.median <= TARGET ? "met" : "MISSED";
-    console.log(
-      `| ${s.key} | ${s.stats.hub.median.toFixed(3)} | ${s.stats.backend.median.toFixed(3)} | ${file} | ` +
-        `${s.hubVsBackend.median.toFixed(2)} | ${hubVsFile} | <= ${TARGET.toFixed(2)} ${verdict} |`,
-    );
-  }
+  printTable(
+    "Summary (medians)",
+    ["scenario", "hub s", "http-backend s", "file s", "hub/http-backend", "hub/file", "target"],
+    Object.values(scenarios).map((s) => [
+      s.key,
+      s.stats.hub.median.toFixed(3),
+      s.stats.backend.median.toFixed(3),
+      s.stats.file ? s.stats.file.median.toFixed(3) : "-",
+      s.hubVsBackend.median.toFixed(2),
+      s.hubVsFile ? s.hubVsFile.median.toFixed(2) : "-",
+      `<= ${TARGET.toFixed(2)} ${s.hubVsBackend.median <= TARGET ? "met" : "MISSED"}`,
+    ]),
+  );
 }
 
 function summarize(samples) {
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
   const walls = samples.map((s) => s.wall);
   return {
     samples: walls,
@@ -468,8 +398,7 @@ function prng(seed) {
 
 /** Seeded random bytes, for blobs that neither compress nor delta. */
 function randomBytesFrom(seed, label, length) {
-  const key = createHash("sha256").update(`${seed}:${label}`).digest();
-  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(Buffer.alloc(length));
+  return seededKeystream(seed, label).update(Buffer.alloc(length));
 }
 
 /**
@@ -550,10 +479,9 @@ async function generateRepository(
   });
   const stderr = [];
   child.stderr.on("data", (chunk) => stderr.push(chunk));
-  running.add(child);
+  track(child);
   child.stdin.on("error", () => {});
   const closed = new Promise((resolve) => child.once("close", resolve));
-  void closed.then(() => running.delete(child));
   const write = async (data) => {
     if (!child.stdin.write(data)) await Promise.race([once(child.stdin, "drain"), closed]);
   };
@@ -621,13 +549,12 @@ async function initLikeTheHub(dir, env) {
 }
 
 /**
- * nginx in the foreground with a private configuration, passing every request to git-http-backend through
- * fcgiwrap on a unix socket, with buffering off both ways as a streaming deployment would have it. Each
- * process is added to `processes` as soon as it starts, so the caller can stop them whatever happens.
+ * nginx (see startNginx) passing every request to git-http-backend through fcgiwrap on a unix socket, with
+ * buffering off both ways as a streaming deployment would have it. Each process is added to `processes` as
+ * soon as it starts, so the caller can stop them whatever happens.
  */
 async function startHttpBackend(dir, processes, { nginxBin, fcgiwrapBin, httpBackend, projectRoot, port }) {
-  for (const sub of ["body", "fastcgi", "proxy", "uwsgi", "scgi", "logs"])
-    mkdirSync(path.join(dir, sub), { recursive: true });
+  mkdirSync(path.join(dir, "logs"), { recursive: true });
   const socket = path.join(dir, "fcgiwrap.sock");
   const fcgiLog = openSync(path.join(dir, "logs/fcgiwrap.log"), "a");
   // One fcgiwrap process is enough for git's one request at a time, and leaves no orphaned workers.
@@ -640,24 +567,10 @@ async function startHttpBackend(dir, processes, { nginxBin, fcgiwrapBin, httpBac
   processes.push(fcgiwrap);
   await waitFor(() => existsSync(socket), fcgiwrap, "fcgiwrap");
 
-  const conf = path.join(dir, "nginx.conf");
-  const userLine = process.getuid?.() === 0 ? "user root;" : "";
-  writeFileSync(
-    conf,
-    `${userLine}
-worker_processes 2;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  fastcgi_temp_path ${dir}/fastcgi;
-  proxy_temp_path ${dir}/proxy;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    client_max_body_size 0;
-    location / {
+  const nginx = await startNginx(dir, processes, {
+    nginxBin,
+    port,
+    server: `    location / {
       fastcgi_pass unix:${socket};
       fastcgi_buffering off;
       fastcgi_request_buffering off;
@@ -675,157 +588,13 @@ http {
       fastcgi_param CONTENT_LENGTH $content_length;
       fastcgi_param REMOTE_ADDR $remote_addr;
       fastcgi_param SERVER_PROTOCOL $server_protocol;
-    }
-  }
-}
-`,
-  );
-  const nginxLog = openSync(path.join(dir, "logs/nginx.log"), "a");
-  const nginx = spawn(
-    nginxBin,
-    [
-      "-p",
-      `${dir}/`,
-      "-e",
-      path.join(dir, "logs/error.log"),
-      "-c",
-      conf,
-      "-g",
-      `daemon off; pid ${dir}/nginx.pid;`,
-    ],
-    { stdio: ["ignore", nginxLog, nginxLog], detached: true },
-  );
-  closeSync(nginxLog);
-  processes.push(nginx);
-  await waitFor(() => canConnect(port), nginx, "nginx", path.join(dir, "logs"));
-  return { url: `http://127.0.0.1:${port}`, pids: [nginx.pid, fcgiwrap.pid] };
-}
-
-/** Stops processes started in groups of their own, the last started first. */
-async function stopGroups(processes) {
-  for (const child of [...processes].reverse()) await stopGroup(child);
-}
-
-/** Stops a process started in its own group, with everything it forked (nginx workers, fcgiwrap children). */
-async function stopGroup(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timedOut = await Promise.race([exited.then(() => false), sleep(5000).then(() => true)]);
-  if (timedOut) {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-    await exited;
-  }
-  // The group leader may go first; give its children a moment, then make sure none stays behind.
-  await sleep(100);
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // the whole group is gone
-  }
-}
-
-async function waitFor(ready, child, name, logs) {
-  const deadline = Date.now() + 10_000;
-  while (!(await ready())) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      const log = logs
-        ? readdirSync(logs)
-            .map((f) => readFileSync(path.join(logs, f), "utf8"))
-            .join("")
-        : "";
-      throw new Error(`${name} did not start (exit ${child.exitCode}). ${log}`);
-    }
-    await sleep(50);
-  }
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
+    }`,
   });
-}
-
-/** The first port in [from, to] nothing listens on. */
-async function freePort(from, to) {
-  for (let port = from; port <= to; port++) {
-    const free = await new Promise((resolve) => {
-      const server = net.createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error(`No free port from ${from} to ${to}.`);
-}
-
-function findProgram(name) {
-  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), "/usr/sbin", "/sbin"];
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
+  return { url: nginx.url, pids: [nginx.pid, fcgiwrap.pid] };
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Processes, CPU time and checks.
-
-/** The programs `run` has started and not yet seen end, so an interrupted benchmark can stop them. */
-const running = new Set();
-let stopping = false;
-
-/** Kills whatever `run` started that is still running, and makes later `run` calls fail at once. */
-async function stopRunning() {
-  stopping = true;
-  const ends = [...running].map((child) => once(child, "close"));
-  for (const child of running) child.kill("SIGKILL");
-  await Promise.race([Promise.all(ends), sleep(5000)]);
-}
-
-/** Runs a program (never a shell); resolves with its output, rejects with its stderr on a non-zero exit. */
-function run(command, args, { cwd, env, input } = {}) {
-  if (stopping) return Promise.reject(new Error("The benchmark is stopping."));
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    running.add(child);
-    child.once("close", () => running.delete(child));
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (chunk) => out.push(chunk));
-    child.stderr.on("data", (chunk) => err.push(chunk));
-    child.stdin.on("error", () => {});
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      const stdout = Buffer.concat(out).toString();
-      const stderr = Buffer.concat(err).toString();
-      if (code === 0) resolve({ stdout, stderr });
-      else {
-        const shown = args.map((a) => a.replace(/\/\/x:[^@]*@/, "//x:***@")).join(" ");
-        reject(new Error(`${path.basename(command)} ${shown} failed (${code ?? signal}): ${stderr.trim()}`));
-      }
-    });
-    child.stdin.end(input ?? "");
-  });
-}
+// CPU time and checks.
 
 async function expectRef(git, dir, ref, sha) {
   const actual = (await git(["rev-parse", "--verify", "--quiet", ref], dir)).stdout.trim();
@@ -834,49 +603,6 @@ async function expectRef(git, dir, ref, sha) {
 
 function fileSize(file) {
   return statSync(file).size;
-}
-
-const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-
-/** A process's own CPU ticks (utime + stime), its reaped children's (cutime + cstime) and its start time. */
-function readStat(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, from field 3 (state): utime..cstime are fields 14..17, starttime 22.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return {
-      own: Number(fields[11]) + Number(fields[12]),
-      children: Number(fields[13]) + Number(fields[14]),
-      start: fields[19],
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Every live process under `roots` (roots included), through each thread's `children` list. */
-function descendants(roots) {
-  const found = [];
-  const queue = [...roots];
-  while (queue.length) {
-    const pid = queue.shift();
-    found.push(pid);
-    let tasks = [];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) {
-      try {
-        const children = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
-        if (children) queue.push(...children.split(" ").map(Number));
-      } catch {
-        // the thread or process just ended
-      }
-    }
-  }
-  return found;
 }
 
 /**
@@ -921,24 +647,13 @@ function cpuSampler(roots, intervalMs = 10) {
   };
 }
 
-/** CPU ticks of this process's reaped children: the git clients the benchmark ran (and what they spawned). */
-function childTicks() {
-  return readStat(process.pid)?.children ?? 0;
-}
-
-function positiveInteger(name, raw) {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of 1 or more.`);
-  return value;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: { runs: { type: "string" }, "fetch-runs": { type: "string" }, seed: { type: "string" } },
   });
   const options = {};
-  if (values.runs) options.runs = positiveInteger("runs", values.runs);
-  if (values["fetch-runs"]) options.fetchRuns = positiveInteger("fetch-runs", values["fetch-runs"]);
-  if (values.seed) options.seed = positiveInteger("seed", values.seed);
+  if (values.runs) options.runs = wholeNumber("runs", values.runs);
+  if (values["fetch-runs"]) options.fetchRuns = wholeNumber("fetch-runs", values["fetch-runs"]);
+  if (values.seed) options.seed = wholeNumber("seed", values.seed);
   await benchGit(options);
 }

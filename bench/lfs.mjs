@@ -21,24 +21,22 @@
 // `node bench/lfs.mjs [--runs 3] [--warmup 1] [--size-mib 1024] [--seed 1] [--no-git-lfs]`;
 // about a minute on 2 vCPUs. HUB_BENCH_NODE_ARGS (space-separated) go to node before the serving hub's
 // script, to profile it: HUB_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/lfs.mjs
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createCipheriv, createHash } from "node:crypto";
-import { once } from "node:events";
-import { accessSync, closeSync, constants, existsSync, linkSync, mkdirSync, mkdtempSync } from "node:fs";
-import { openSync, readFileSync, readdirSync, rmSync, statSync, statfsSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, statfsSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { clearInterval, setInterval } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { startServer } from "./lib.mjs";
+import { benchToken, benchWorkspace, hubd, isolatedGitEnv, run, startServer } from "./lib.mjs";
+import { findProgram, freePorts, startNginx, stopGroups, version } from "./lib.mjs";
+import { childTicks, descendants, readStat, TICKS } from "./lib.mjs";
+import { interleave, median, printEndLoad, printTable, scenarioTitle } from "./lib.mjs";
+import { isMain, seededKeystream, wholeNumber } from "./lib.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
 const { fetch } = globalThis;
 const MiB = 1024 * 1024;
 /** Hub throughput over nginx throughput, both directions. */
@@ -66,7 +64,6 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
   const gitLfsBin = gitLfs ? findProgram("git-lfs") : null;
   const withClient = Boolean(gitLfsBin && findProgram("git"));
 
-  stopping = false;
   // The object, the hub's stored copy, one upload in flight and the git-lfs client's copy.
   const needed = Math.ceil(3.5 * size) + 256 * MiB;
   const fsStat = statfsSync(os.tmpdir());
@@ -78,31 +75,8 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
     );
   }
 
-  const tmp = mkdtempSync(path.join(os.tmpdir(), "hub-bench-lfs-"));
-  const cleanups = [];
-  let cleaning = null;
-  const cleanUp = async () => {
-    await stopRunning();
-    for (const step of cleanups.reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        console.error(`cleanup: ${err.message}`);
-      }
-    }
-    rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  };
-  // Once, whoever asks first (the end of the run or a signal); everyone else waits for that same cleanup.
-  const cleanup = () => (cleaning ??= cleanUp());
-  const onSignal = (signal) => {
-    console.error(`\n${signal}: stopping the servers and removing ${tmp}`);
-    cleanup()
-      .catch((err) => console.error(`cleanup: ${err.message}`))
-      .finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-
+  const workspace = benchWorkspace("hub-bench-lfs-");
+  const { tmp } = workspace;
   try {
     // The object, where nginx serves it from.
     const www = path.join(tmp, "www");
@@ -126,26 +100,14 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
       HUB_RATE_LIMIT: "1000000000",
       HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
     };
-    await run(
-      process.execPath,
-      [hubd, "user", "create", "bench", "--email", "bench@example.com", "--password-stdin"],
-      { env: hubEnv, input: "bench-password\n" },
-    );
-    const token = (
-      await run(process.execPath, [hubd, "token", "create", "bench", "--name", "bench", "--role", "write"], {
-        env: hubEnv,
-      })
-    ).stdout
-      .trim()
-      .split("\n")
-      .pop();
+    const token = await benchToken(hubEnv, "write");
     // Node flags for the serving hub alone, to profile it (`--cpu-prof --cpu-prof-dir=...`) or try a change.
     const nodeArgs = (process.env.HUB_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
     const hub = await startServer(hubd, ["serve", "--only", "hub,git"], hubEnv, {
       surfaces: ["hub", "git"],
       nodeArgs,
     });
-    cleanups.push(() => stopWithin(hub, 5000));
+    workspace.onCleanup(() => stopWithin(hub, 5000));
     const storedObject = path.join(dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
 
     const createRepo = async (name) => {
@@ -190,8 +152,8 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
 
     // (b) nginx: the same file served statically (sendfile on, and off) and a WebDAV PUT location.
     const nginxProcesses = [];
-    cleanups.push(() => stopGroups(nginxProcesses));
-    const nginx = await startNginx(path.join(tmp, "nginx"), nginxProcesses, {
+    workspace.onCleanup(() => stopGroups(nginxProcesses));
+    const nginx = await startFileServer(path.join(tmp, "nginx"), nginxProcesses, {
       nginxBin,
       www,
       port: nginxPort,
@@ -346,14 +308,11 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
     const end = readMemory(hub.pid);
     const results = { size, oid, upload, download, client, memory: { idle, end, transfers: hubMemory } };
     printSummary(results);
-    console.log(`load average at the end: ${os.loadavg()[0].toFixed(2)} (a busy machine widens the spread)`);
+    printEndLoad();
     return results;
 
     async function scenario({ key, title, runs: count, warmup: warmups, paths }) {
-      const names = Object.keys(paths);
-      const samples = Object.fromEntries(names.map((name) => [name, []]));
-      const measureOnce = async (name) => {
-        const p = paths[name];
+      const measureOnce = async (name, p) => {
         const context = (await p.setup?.()) ?? {};
         // Write-back of earlier transfers happens now, untimed; the copy this path wrote last time goes
         // only then, so its page-cache pages are free again for this transfer (on VMs whose freed memory
@@ -385,21 +344,14 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
           verifyMs: context.verifyMs,
         };
       };
-      for (let w = 0; w < warmups; w++) for (const name of names) await measureOnce(name);
-      for (let i = 0; i < count; i++) {
-        // Rotate the order so no path always runs first (or right after the same neighbour).
-        const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
-        for (const name of order) samples[name].push(await measureOnce(name));
-      }
-      const stats = Object.fromEntries(names.map((name) => [name, summarize(samples[name])]));
+      const samples = await interleave(paths, { runs: count, warmup: warmups }, measureOnce);
+      const stats = Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, summarize(s)]));
       const result = { key, title, runs: count, warmup: warmups, stats };
       printScenario(result);
       return result;
     }
   } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    await cleanup();
+    await workspace.close();
   }
 }
 
@@ -420,16 +372,8 @@ async function gitLfsClient({
   createRepo,
   watchHub,
 }) {
-  const home = path.join(tmp, "home");
-  mkdirSync(home, { recursive: true });
-  writeFileSync(path.join(home, ".gitconfig"), "");
   const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    LANG: "C",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig"),
-    GIT_TERMINAL_PROMPT: "0",
+    ...isolatedGitEnv(path.join(tmp, "home")),
     GIT_AUTHOR_NAME: "Bench",
     GIT_AUTHOR_EMAIL: "bench@example.com",
     GIT_COMMITTER_NAME: "Bench",
@@ -499,18 +443,27 @@ const LABELS = {
 };
 
 function printScenario({ key, title, runs, warmup, stats }) {
-  console.log(`\n${title}: ${runs} runs after ${warmup} warm-up${warmup === 1 ? "" : "s"}, interleaved`);
-  console.log(
-    "| path | median MB/s | min MB/s | max MB/s | median s | server CPU s | client CPU s | max hub RSS growth MiB |",
+  printTable(
+    scenarioTitle(title, runs, warmup),
+    [
+      "path",
+      "median MB/s",
+      "min MB/s",
+      "max MB/s",
+      "median s",
+      "server CPU s",
+      "client CPU s",
+      "max hub RSS growth MiB",
+    ],
+    Object.entries(stats).map(([name, s]) => [
+      LABELS[key][name],
+      ...[s.mbps, s.min, s.max].map((mbps) => mbps.toFixed(0)),
+      s.seconds.toFixed(3),
+      s.server.toFixed(2),
+      s.client.toFixed(2),
+      s.growthMiB === undefined ? "-" : s.growthMiB.toFixed(1),
+    ]),
   );
-  console.log("|---|---|---|---|---|---|---|---|");
-  for (const [name, s] of Object.entries(stats)) {
-    const growth = s.growthMiB === undefined ? "-" : s.growthMiB.toFixed(1);
-    console.log(
-      `| ${LABELS[key][name]} | ${s.mbps.toFixed(0)} | ${s.min.toFixed(0)} | ${s.max.toFixed(0)} | ` +
-        `${s.seconds.toFixed(3)} | ${s.server.toFixed(2)} | ${s.client.toFixed(2)} | ${growth} |`,
-    );
-  }
   const hub = stats.hub;
   const extra = [`batch ${hub.batchMs.toFixed(1)} ms`];
   if (hub.verifyMs !== undefined) extra.push(`verify ${hub.verifyMs.toFixed(1)} ms`);
@@ -526,19 +479,21 @@ function printScenario({ key, title, runs, warmup, stats }) {
 }
 
 function printSummary({ upload, download, client, memory }) {
-  console.log("\nSummary (medians)");
-  console.log("| direction | hub MB/s | nginx MB/s | hub/nginx | target |");
-  console.log("|---|---|---|---|---|");
+  const rows = [];
   for (const s of [upload, download]) {
     for (const name of Object.keys(s.stats)) {
       if (name === "hub") continue;
       const ratio = s.stats.hub.mbps / s.stats[name].mbps;
-      console.log(
-        `| ${s.key} vs ${LABELS[s.key][name]} | ${s.stats.hub.mbps.toFixed(0)} | ${s.stats[name].mbps.toFixed(0)} | ` +
-          `${ratio.toFixed(2)} | >= ${TARGET.toFixed(2)} ${ratio >= TARGET ? "met" : "MISSED"} |`,
-      );
+      rows.push([
+        `${s.key} vs ${LABELS[s.key][name]}`,
+        s.stats.hub.mbps.toFixed(0),
+        s.stats[name].mbps.toFixed(0),
+        ratio.toFixed(2),
+        `>= ${TARGET.toFixed(2)} ${ratio >= TARGET ? "met" : "MISSED"}`,
+      ]);
     }
   }
+  printTable("Summary (medians)", ["direction", "hub MB/s", "nginx MB/s", "hub/nginx", "target"], rows);
   if (client) {
     console.log(
       `${client.version}, once each (context, not a target; whole commands, batch request included): ` +
@@ -565,11 +520,6 @@ function printSummary({ upload, download, client, memory }) {
 }
 
 function summarize(samples) {
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
   const pick = (field) => samples.map((s) => s[field]).filter((v) => v !== undefined);
   const maybe = (field) => (pick(field).length ? median(pick(field)) : undefined);
   const mbps = pick("mbps");
@@ -592,8 +542,7 @@ function summarize(samples) {
 
 /** Writes `size` seeded random bytes (an AES-256-CTR keystream) to `file`; resolves with their sha256. */
 async function writeRandomFile(file, size, seed) {
-  const key = createHash("sha256").update(`${seed}:lfs-object`).digest();
-  const cipher = createCipheriv("aes-256-ctr", key, Buffer.alloc(16));
+  const cipher = seededKeystream(seed, "lfs-object");
   const hash = createHash("sha256");
   const zeros = Buffer.alloc(4 * MiB);
   const handle = await open(file, "wx");
@@ -614,33 +563,17 @@ async function writeRandomFile(file, size, seed) {
 // nginx.
 
 /**
- * nginx in the foreground with a private configuration: `/files/` serves the object with sendfile, `/copy/`
- * the same file through userspace buffers (sendfile off, the default output_buffers), `/upload/` takes
- * WebDAV PUTs (the body goes to a temporary file in the same file system, renamed into place when whole).
- * Each process is added to `processes` as soon as it starts, so the caller can stop them whatever happens.
+ * nginx (see startNginx): `/files/` serves the object with sendfile, `/copy/` the same file through
+ * userspace buffers (sendfile off, the default output_buffers), `/upload/` takes WebDAV PUTs (the body goes
+ * to a temporary file in the same file system, renamed into place when whole). Each process is added to
+ * `processes` as soon as it starts, so the caller can stop them whatever happens.
  */
-async function startNginx(dir, processes, { nginxBin, www, port }) {
-  for (const sub of ["body", "proxy", "fastcgi", "uwsgi", "scgi", "logs"])
-    mkdirSync(path.join(dir, sub), { recursive: true });
-  const conf = path.join(dir, "nginx.conf");
-  const userLine = process.getuid?.() === 0 ? "user root;" : "";
-  writeFileSync(
-    conf,
-    `${userLine}
-worker_processes 2;
-events { worker_connections 256; }
-http {
-  access_log off;
-  default_type application/octet-stream;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    client_max_body_size 0;
-    location /files/ {
+async function startFileServer(dir, processes, { nginxBin, www, port }) {
+  const nginx = await startNginx(dir, processes, {
+    nginxBin,
+    port,
+    http: "default_type application/octet-stream;",
+    server: `    location /files/ {
       root ${www};
       sendfile on;
     }
@@ -652,61 +585,9 @@ http {
       root ${www};
       dav_methods PUT;
       client_body_temp_path ${dir}/body;
-    }
-  }
-}
-`,
-  );
-  const log = openSync(path.join(dir, "logs/nginx.log"), "a");
-  const nginx = spawn(
-    nginxBin,
-    [
-      "-p",
-      `${dir}/`,
-      "-e",
-      path.join(dir, "logs/error.log"),
-      "-c",
-      conf,
-      "-g",
-      `daemon off; pid ${dir}/nginx.pid;`,
-    ],
-    { stdio: ["ignore", log, log], detached: true },
-  );
-  closeSync(log);
-  processes.push(nginx);
-  await waitFor(() => canConnect(port), nginx, "nginx", path.join(dir, "logs"));
-  return { url: `http://127.0.0.1:${port}`, pids: () => descendants([nginx.pid]) };
-}
-
-/** Stops processes started in groups of their own, the last started first. */
-async function stopGroups(processes) {
-  for (const child of [...processes].reverse()) await stopGroup(child);
-}
-
-/** Stops a process started in its own group, with everything it forked (nginx workers). */
-async function stopGroup(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timedOut = await Promise.race([exited.then(() => false), sleep(5000).then(() => true)]);
-  if (timedOut) {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-    await exited;
-  }
-  await sleep(100);
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // the whole group is gone
-  }
+    }`,
+  });
+  return { url: nginx.url, pids: () => descendants([nginx.pid]) };
 }
 
 /** Stops a server from startServer, killing it if it has not ended after `ms`. */
@@ -723,160 +604,16 @@ async function stopWithin(server, ms) {
   }
 }
 
-async function waitFor(ready, child, name, logs) {
-  const deadline = Date.now() + 10_000;
-  while (!(await ready())) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      const log = readdirSync(logs)
-        .map((f) => readFileSync(path.join(logs, f), "utf8"))
-        .join("");
-      throw new Error(`${name} did not start (exit ${child.exitCode}). ${log}`);
-    }
-    await sleep(50);
-  }
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
-/** `count` distinct ports in [from, to] nothing listens on. */
-async function freePorts(count, from, to) {
-  const ports = [];
-  for (let port = from; port <= to && ports.length < count; port++) {
-    const free = await new Promise((resolve) => {
-      const server = net.createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) ports.push(port);
-  }
-  if (ports.length < count) throw new Error(`Fewer than ${count} free ports from ${from} to ${to}.`);
-  return ports;
-}
-
-function findProgram(name) {
-  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), "/usr/sbin", "/sbin"];
-  for (const dir of dirs) {
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-function version(program, args) {
-  const result = spawnSync(program, args, { encoding: "utf8" });
-  return `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
-}
-
 // ---------------------------------------------------------------------------------------------------------
-// Processes, CPU time, memory and checks.
-
-/** The programs `run` has started and not yet seen end, so an interrupted benchmark can stop them. */
-const running = new Set();
-let stopping = false;
-
-/** Kills whatever `run` started that is still running, and makes later `run` calls fail at once. */
-async function stopRunning() {
-  stopping = true;
-  const ends = [...running].map((child) => once(child, "close"));
-  for (const child of running) child.kill("SIGKILL");
-  await Promise.race([Promise.all(ends), sleep(5000)]);
-}
-
-/** Runs a program (never a shell); resolves with its output, rejects with its stderr on a non-zero exit. */
-function run(command, args, { cwd, env, input } = {}) {
-  if (stopping) return Promise.reject(new Error("The benchmark is stopping."));
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    running.add(child);
-    child.once("close", () => running.delete(child));
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (chunk) => out.push(chunk));
-    child.stderr.on("data", (chunk) => err.push(chunk));
-    child.stdin.on("error", () => {});
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      const stdout = Buffer.concat(out).toString();
-      const stderr = Buffer.concat(err).toString();
-      if (code === 0) resolve({ stdout, stderr });
-      else {
-        // Signed hrefs and credentials in URLs stay out of error messages.
-        const shown = args.map((a) => a.replace(/\/\/x:[^@]*@/, "//x:***@").replace(/\?.*$/, "?…")).join(" ");
-        reject(new Error(`${path.basename(command)} ${shown} failed (${code ?? signal}): ${stderr.trim()}`));
-      }
-    });
-    child.stdin.end(input ?? "");
-  });
-}
+// CPU time, memory and checks.
 
 function expect(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-
-/** A process's own CPU ticks (utime + stime) and its reaped children's (cutime + cstime). */
-function readStat(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, from field 3 (state): utime..cstime are fields 14..17.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return {
-      own: Number(fields[11]) + Number(fields[12]),
-      children: Number(fields[13]) + Number(fields[14]),
-    };
-  } catch {
-    return null;
-  }
-}
-
 /** The CPU ticks the long-lived server processes `pids` have used so far. */
 function cpuTicks(pids) {
   return pids.reduce((sum, pid) => sum + (readStat(pid)?.own ?? 0), 0);
-}
-
-/** CPU ticks of this process's reaped children: the curl and git clients the benchmark ran. */
-function childTicks() {
-  return readStat(process.pid)?.children ?? 0;
-}
-
-/** Every live process under `roots` (roots included), through each thread's `children` list. */
-function descendants(roots) {
-  const found = [];
-  const queue = [...roots];
-  while (queue.length) {
-    const pid = queue.shift();
-    found.push(pid);
-    let tasks = [];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) {
-      try {
-        const children = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
-        if (children) queue.push(...children.split(" ").map(Number));
-      } catch {
-        // the thread or process just ended
-      }
-    }
-  }
-  return found;
 }
 
 /** A process's resident set now and its high-water mark, in MiB. */
@@ -919,13 +656,7 @@ function memoryWatch(pid, intervalMs = 50) {
   };
 }
 
-function positiveInteger(name, raw) {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of 1 or more.`);
-  return value;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: {
       runs: { type: "string" },
@@ -936,15 +667,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     },
   });
   const options = {};
-  if (values.runs) options.runs = positiveInteger("runs", values.runs);
-  if (values.warmup !== undefined) {
-    const warmup = Number(values.warmup);
-    if (!Number.isInteger(warmup) || warmup < 0)
-      throw new Error("--warmup takes a whole number of 0 or more.");
-    options.warmup = warmup;
-  }
-  if (values["size-mib"]) options.sizeMiB = positiveInteger("size-mib", values["size-mib"]);
-  if (values.seed) options.seed = positiveInteger("seed", values.seed);
+  if (values.runs) options.runs = wholeNumber("runs", values.runs);
+  if (values.warmup !== undefined) options.warmup = wholeNumber("warmup", values.warmup, 0);
+  if (values["size-mib"]) options.sizeMiB = wholeNumber("size-mib", values["size-mib"]);
+  if (values.seed) options.seed = wholeNumber("seed", values.seed);
   if (values["no-git-lfs"]) options.gitLfs = false;
   await benchLfs(options);
 }
