@@ -5,3 +5,4 @@ export * from "./identity.js";
 export * from "./auth.js";
 export * from "./repos.js";
 export * from "./orgs.js";
+export * from "./keys.js";

@@ -8,6 +8,7 @@ import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
 import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
 import { loadServerKey } from "./auth/server-key.js";
@@ -47,6 +48,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   });
   const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const orgs = createOrgsService({ db, clock });
+  const keys = createKeysService({ db, clock });
   const authenticate = createAuthenticator({ tokens, auth });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const storage = createRepoStorage(config.dataDir);
@@ -72,6 +74,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     auth,
     account,
     orgs,
+    keys,
     storage,
     repos,
     objectStore,

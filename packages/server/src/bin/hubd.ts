@@ -9,6 +9,7 @@ const USAGE = `Usage: hubd <command>
 
   serve [--only hub,git,router,ssh]       start the hub (every surface by default)
   user create NAME --email EMAIL --password-stdin [--admin] [--fullname TEXT]
+  user verify-email NAME                  mark the account's email verified
   token create NAME --name TOKEN_NAME (--role read|write|admin | --scopes a,b)
         [--org HANDLE] [--repos owner/name,...] [--expires-in 30d]
                                           prints the secret alone on the last line
@@ -115,6 +116,12 @@ async function main(argv: string[]): Promise<void> {
       }),
     );
     process.stdout.write(`created user ${user.handle} (${user.id})\n`);
+    return;
+  }
+  if (command === "user" && sub === "verify-email") {
+    const { positionals } = parse(rest, {}, 1);
+    await withHub((hub) => hub.account.verifyEmail(positionals[0] ?? ""));
+    process.stdout.write(`the email of ${positionals[0]} is verified\n`);
     return;
   }
   if (command === "token" && sub === "create") {

@@ -28,6 +28,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0003-lfs",
         "0004-repo-redirects",
         "0005-lfs-locks",
+        "0006-account-keys",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

@@ -65,6 +65,18 @@ export interface LfsLockRow {
   created_at: string;
 }
 
+export interface AccountKeyRow {
+  id: string;
+  user_id: string;
+  title: string;
+  type: string;
+  algorithm: string;
+  fingerprint: string;
+  public_key: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
 export interface AccessTokenRow {
   id: string;
   user_id: string;
@@ -98,6 +110,7 @@ export interface Database {
   lfs_objects: LfsObjectRow;
   repo_redirects: RepoRedirectRow;
   lfs_locks: LfsLockRow;
+  account_keys: AccountKeyRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
 }

@@ -16,6 +16,8 @@ import type { RefsService } from "../areas/refs/refs.service.js";
 import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
+import { keysRoutes } from "../areas/keys/keys.routes.js";
+import type { KeysService } from "../areas/keys/keys.service.js";
 import type { OrgsService } from "../areas/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
 import type { RepoStorage } from "../git/repo-storage.js";
@@ -46,6 +48,7 @@ export interface AppDeps {
   auth: AuthService;
   tokens: TokensService;
   orgs: OrgsService;
+  keys: KeysService;
   repos: ReposService;
   storage: RepoStorage;
   objectStore: ObjectStore;
@@ -192,6 +195,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(orgsRoutes({ orgs: deps.orgs }));
+  await app.register(keysRoutes({ keys: deps.keys }));
   await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
   await app.register(
     reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),

@@ -56,6 +56,12 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
       return user;
     },
 
+    /** Marks the account's email as verified; the operator does it until email verification exists. */
+    async verifyEmail(handle: string): Promise<void> {
+      const user = await this.findUser(handle);
+      await usersRepository.setEmailVerified(db, user.id, true);
+    },
+
     /** Creates an account; used by the admin CLI now and by sign-up later. */
     async createUser(input: CreateUserInput): Promise<UserRow> {
       const email = input.email.trim().toLowerCase();

@@ -19,6 +19,13 @@ export const usersRepository = {
       .where((eb) => eb.or([eb("handle", "=", login), eb("email", "=", login.toLowerCase())]))
       .executeTakeFirst(),
 
+  setEmailVerified: (db: DbOrTx, id: string, verified: boolean) =>
+    db
+      .updateTable("users")
+      .set({ email_verified: verified ? 1 : 0 })
+      .where("id", "=", id)
+      .execute(),
+
   emailTaken: async (db: DbOrTx, email: string) =>
     (await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()) !== undefined,
 

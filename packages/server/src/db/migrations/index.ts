@@ -4,6 +4,7 @@ import { repositories } from "./0002-repositories.js";
 import { lfs } from "./0003-lfs.js";
 import { repoRedirects } from "./0004-repo-redirects.js";
 import { lfsLocks } from "./0005-lfs-locks.js";
+import { accountKeys } from "./0006-account-keys.js";
 
 /** Every migration in order; the keys sort in the order they must run. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   "0003-lfs": lfs,
   "0004-repo-redirects": repoRedirects,
   "0005-lfs-locks": lfsLocks,
+  "0006-account-keys": accountKeys,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
