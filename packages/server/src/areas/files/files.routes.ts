@@ -9,9 +9,9 @@ import type { RepoFiles } from "../../git/repo-files.js";
 import { HubError } from "../../errors.js";
 import { principalOf } from "../../http/access.js";
 import { sendRanged } from "../../http/ranged-response.js";
-import { repoAccess, repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
+import { cursorOffset, repoAccess, repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
 import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
-import { entryNotFound, type FilesService } from "./files.service.js";
+import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;
 /** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
@@ -214,9 +214,7 @@ export function filesRoutes({
             flag(request.query.recursive),
           );
           if (!entries) throw entryNotFound(path, commit);
-          const offset = request.query.cursor
-            ? Number(Buffer.from(request.query.cursor, "base64url").toString()) || 0
-            : 0;
+          const offset = cursorOffset(request.query.cursor);
           const page = entries.slice(offset, offset + TREE_PAGE_SIZE);
           if (offset + TREE_PAGE_SIZE < entries.length) {
             const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
@@ -253,7 +251,8 @@ export function filesRoutes({
           return repoFiles.pathsInfo(
             repo.row.id,
             commit,
-            request.body.paths.filter((p) => p.length > 0),
+            // Paths that cannot name anything in a repository are simply not there.
+            request.body.paths.filter(isRepositoryPath),
           );
         },
       );
@@ -312,7 +311,9 @@ export function filesRoutes({
       reply.header("x-repo-commit", commit).header("content-type", "application/octet-stream");
       if (mode === "resolve" && entry.lfs) {
         const { oid, size } = entry.lfs;
-        if ((await store.size(oid)) !== size) throw entryNotFound(path, commit);
+        // A pointer is only text anyone can commit: serve the object only if it was uploaded to this repository.
+        if ((await files.linkedSize(repo, oid)) !== size || (await store.size(oid)) !== size)
+          throw entryNotFound(path, commit);
         reply
           .header("etag", `"${oid}"`)
           .header("x-linked-etag", `"${oid}"`)

@@ -43,16 +43,21 @@ export const entryNotFound = (path: string, commit: string | null) =>
     },
   );
 
+/** Whether a path can name a file or folder of a repository: relative, inside it, not git's own directory. */
+export function isRepositoryPath(path: string): boolean {
+  const parts = path.split("/");
+  return (
+    path.length > 0 &&
+    path.length <= 1024 &&
+    !path.startsWith("/") &&
+    !path.includes("\0") &&
+    !parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git")
+  );
+}
+
 /** Rejects a repository path that is empty, absolute, climbs out, or names git's own directory. */
 export function checkPath(path: string, field = "path"): string {
-  const parts = path.split("/");
-  if (
-    path.length === 0 ||
-    path.length > 1024 ||
-    path.startsWith("/") ||
-    path.includes("\0") ||
-    parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git")
-  ) {
+  if (!isRepositoryPath(path)) {
     throw badRequest(
       "invalid_path",
       `"${path}" is not a valid file path: use relative paths without "", ".", ".." or ".git" segments.`,
@@ -143,17 +148,33 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
         .split("\n")
         .filter((line) => line.trim() !== "")
         .map((line, index) => {
+          let parsed: unknown;
           try {
-            return JSON.parse(line) as CommitLine;
+            parsed = JSON.parse(line);
           } catch {
             throw badRequest("invalid_commit", `Line ${index + 1} of the commit is not JSON.`);
           }
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+            throw badRequest(
+              "invalid_commit",
+              `Line ${index + 1} of the commit must be a JSON object with "key" and "value".`,
+            );
+          }
+          return parsed as CommitLine;
         });
       const header = lines[0];
       if (header?.key !== "header" || typeof header.value?.summary !== "string") {
         throw badRequest(
           "invalid_commit",
           'The first line must be {"key":"header","value":{"summary":...}}.',
+          "summary",
+        );
+      }
+      const description = typeof header.value.description === "string" ? header.value.description : "";
+      if (header.value.summary.includes("\0") || description.includes("\0")) {
+        throw badRequest(
+          "invalid_commit",
+          "The commit summary and description may not hold NUL characters.",
           "summary",
         );
       }
@@ -230,15 +251,12 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
         operations.push({ kind: "write", path: file.path, content: Buffer.from(lfsPointer(file.oid, size)) });
       }
       const user = await usersRepository.findById(db, principal.userId);
-      const description =
-        typeof header.value.description === "string" && header.value.description
-          ? `\n\n${header.value.description}`
-          : "";
+      const body = description ? `\n\n${description}` : "";
       try {
         const commitOid = await files.commit(repo.row.id, {
           branch,
           head,
-          message: `${header.value.summary}${description}\n`,
+          message: `${header.value.summary}${body}\n`,
           author: {
             name: user?.fullname || principal.handle,
             email: user?.email ?? `${principal.handle}@users.noreply`,
@@ -257,6 +275,11 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
           );
         throw err;
       }
+    },
+
+    /** The size of an LFS object as uploaded through this repository, or undefined when it was not. */
+    async linkedSize(repo: FoundRepo, oid: string): Promise<number | undefined> {
+      return (await lfsObjectsRepository.linked(db, repo.row.id, [oid])).get(oid);
     },
 
     /** One entry of a commit, or EntryNotFound. */

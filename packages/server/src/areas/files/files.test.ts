@@ -110,6 +110,13 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
       body: "paths=top.txt&paths=docs%2Fa.md&expand=false",
     });
     expect((await readJson<TreeItem[]>(form)).map((e) => e.path).sort()).toEqual(["docs/a.md", "top.txt"]);
+    const outside = await hub.request("/api/models/alice/files/paths-info/main", {
+      method: "POST",
+      token,
+      json: { paths: ["..", "/etc", "top.txt"] },
+    });
+    expect(outside.status).toBe(200);
+    expect((await readJson<TreeItem[]>(outside)).map((e) => e.path)).toEqual(["top.txt"]);
   });
 
   it("resolves and serves raw files with the headers the Hugging Face clients read", async () => {
@@ -192,6 +199,8 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
       ["an absolute path", ndjson(header("x"), file("/etc/x", "x")), 400],
       ["a path into .git", ndjson(header("x"), file(".git/config", "x")), 400],
       ["an unknown key", ndjson(header("x"), { key: "rename", value: { path: "a" } }), 400],
+      ["a line that is not an object", `${JSON.stringify(header("x"))}\nnull`, 400],
+      ["a NUL in the summary", ndjson(header("a\u0000b"), file("x.txt", "x")), 400],
       [
         "an LFS file never uploaded",
         ndjson(header("x"), {

@@ -73,7 +73,7 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
         );
       }
       const owner = await requireUser(input.ownerHandle);
-      return db.transaction().execute(async (tx) => {
+      const created = db.transaction().execute(async (tx) => {
         await claimableHandle(tx, input.handle);
         const now = clock().toISOString();
         const org: OrganizationRow = {
@@ -92,6 +92,15 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
         });
         return org;
       });
+      try {
+        return await created;
+      } catch (err) {
+        // Two creations of one handle at once: the loser learns the handle is taken.
+        if (await orgsRepository.findByHandle(db, input.handle)) {
+          throw conflict("handle_taken", `The handle "${input.handle}" is taken; choose another.`, "name");
+        }
+        throw err;
+      }
     },
 
     /** The organization with this handle, or a 404 that names it. */

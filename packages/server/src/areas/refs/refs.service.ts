@@ -1,6 +1,7 @@
 import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import { HubError, badRequest, conflict } from "../../errors.js";
+import { GitCommandError } from "../../git/git-command.js";
 import type { RepoFiles } from "../../git/repo-files.js";
 import { usersRepository } from "../account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
@@ -51,6 +52,16 @@ export function createRefsService({
     return ref;
   }
 
+  /** Runs a compare-and-swap on a ref; losing to a concurrent writer is a 409, not a failure of the hub. */
+  async function swap(message: string, update: () => Promise<void>): Promise<void> {
+    try {
+      await update();
+    } catch (err) {
+      if (err instanceof GitCommandError) throw conflict("ref_changed", message);
+      throw err;
+    }
+  }
+
   /** The caller as a git identity. */
   async function identityOf(principal: Principal) {
     const user = await usersRepository.findById(db, principal.userId);
@@ -92,7 +103,9 @@ export function createRefsService({
       const existing = await current(repo, ref);
       if (existing && !overwrite)
         throw conflict("branch_exists", `Branch ${name} already exists; pass overwrite to move it.`, "name");
-      await repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO);
+      await swap(`Branch ${name} changed meanwhile; retry.`, () =>
+        repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO),
+      );
     },
 
     async deleteBranch(repo: FoundRepo, name: string) {
@@ -101,7 +114,9 @@ export function createRefsService({
       const ref = await checkName(repo, "heads", name);
       const existing = await current(repo, ref);
       if (!existing) throw revisionNotFound(name, repo.fullName);
-      await repoFiles.deleteRef(repo.row.id, ref, existing);
+      await swap(`Branch ${name} changed meanwhile; retry.`, () =>
+        repoFiles.deleteRef(repo.row.id, ref, existing),
+      );
     },
 
     /** Tags a revision; with a message the tag is annotated, signed by the caller's identity. */
@@ -129,7 +144,9 @@ export function createRefsService({
           tagger: await identityOf(principal),
         });
       }
-      await repoFiles.setRef(repo.row.id, ref, target, ZERO);
+      await swap(`Tag ${tag} was created meanwhile; choose another name.`, () =>
+        repoFiles.setRef(repo.row.id, ref, target, ZERO),
+      );
     },
 
     async deleteTag(repo: FoundRepo, tag: string) {
@@ -138,7 +155,7 @@ export function createRefsService({
       if (!existing)
         throw new HubError(404, "tag_not_found", `Tag ${tag} does not exist in ${repo.fullName}.`);
       const object = (await repoFiles.resolveObject(repo.row.id, ref)) ?? existing.commit;
-      await repoFiles.deleteRef(repo.row.id, ref, object);
+      await swap(`Tag ${tag} changed meanwhile; retry.`, () => repoFiles.deleteRef(repo.row.id, ref, object));
     },
 
     /** A page of history at a revision and the total count. */

@@ -87,6 +87,18 @@ describe.each(DIALECTS)("refs, branches, tags and history on %s", (dialect) => {
     expect((await readJson<ApiError>(main2)).code).toBe("default_branch");
   });
 
+  it("lets one of two concurrent creations of a branch win and tells the other with 409", async () => {
+    const statuses = await Promise.all(
+      [1, 2, 3].map(
+        async () =>
+          (await hub.request("/api/models/alice/history/branch/race", { method: "POST", token, json: {} }))
+            .status,
+      ),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(2);
+  });
+
   it("tags revisions, lightweight or annotated, and deletes tags", async () => {
     const main = (await refs()).branches.find((b) => b.name === "main")?.targetCommit;
     expect(

@@ -55,6 +55,12 @@ export function repoAccess(
   };
 }
 
+/** The offset an opaque list cursor carries; anything else starts from the beginning. */
+export function cursorOffset(cursor: string | undefined): number {
+  const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString()) : 0;
+  return Number.isSafeInteger(offset) && offset >= 0 ? offset : 0;
+}
+
 /** Read and write access for routes under `/api/{type}s/:owner/:name`. */
 export function repoPathAccess(repos: ReposService, type: RepoType): { read: Access; write: Access } {
   const locate = (request: FastifyRequest) => {
@@ -285,7 +291,7 @@ export function reposRoutes({
         async (request, reply) => {
           const { search, author, sort, direction, cursor } = request.query;
           const limit = request.query.limit ?? 100;
-          const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString()) || 0 : 0;
+          const offset = cursorOffset(cursor);
           const page = await repos.list(request.principal, type, {
             search,
             author,

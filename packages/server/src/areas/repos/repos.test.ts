@@ -285,6 +285,8 @@ describe("repository listing", () => {
       pages++;
     }
     expect(pages).toBe(3);
+    for (const cursor of ["MS41", "LTU", "MWUzMA", "!!"])
+      expect((await hub.request(`/api/models?cursor=${cursor}`)).status).toBe(200);
     expect(seen).toEqual([
       "acme/team-secret",
       "alice/pub-one",

@@ -38,13 +38,17 @@ if [ -n "$newest" ]; then
     awk -v limit="$limit" '$1 == "blob" && $2 > limit { print $3 }') || exit 1
   for blob in $oversized; do
     size=$(git cat-file -s "$blob")
+    named=""
     for update in $newest; do
       path=$(git rev-list --objects "\${update%%:*}" --not --all | grep "^$blob " | head -n 1 | cut -d ' ' -f 2-)
       if [ -n "$path" ]; then
         add "$path is $(mib "$size") (ref \${update#*:}); files over $(mib "$limit") must be stored with Git LFS: run git lfs track \\"$path\\", then git add and commit it again."
+        named=1
         break
       fi
     done
+    # Every oversized object is refused, even one no path names (a tag pointing at a blob, an unreferenced object).
+    [ -n "$named" ] || add "object $blob is $(mib "$size"); objects over $(mib "$limit") must be stored with Git LFS."
   done
 fi
 if [ -n "$problems" ]; then

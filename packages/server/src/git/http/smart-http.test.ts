@@ -164,6 +164,18 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     expect(push.stderr).toMatch(/pre-receive hook declined/);
     expect(await headOf("alice/public")).toBe(before);
     await git(["reset", "--hard", "HEAD~1"], dir("pusher"));
+    // A tag may point straight at a blob; the limit holds there too.
+    writeFileSync(path.join(work, "loose.raw"), Buffer.alloc(1024 * 1024 + 1, 9));
+    const blob = (
+      await git(["hash-object", "-w", path.join(work, "loose.raw")], dir("pusher"))
+    ).stdout.trim();
+    await git(["tag", "blob-tag", blob], dir("pusher"));
+    const tagPush = await git(
+      ["push", withToken(`${hub.gitUrl}/alice/public`, alice), "refs/tags/blob-tag"],
+      dir("pusher"),
+    );
+    expect(tagPush.code).not.toBe(0);
+    expect(tagPush.stderr).toMatch(new RegExp(`object ${blob} is 1\\.0 MiB`));
   });
 
   it("rejects pushes to refs/pr/*, to refs outside branches and tags, and dash-led names", async () => {

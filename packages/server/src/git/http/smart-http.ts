@@ -144,7 +144,15 @@ export function smartHttpRoutes({
       "content-type": contentType,
     });
     res.write(preamble);
-    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const exited = new Promise<number | null>((resolve) => {
+      child.once("close", resolve);
+      // A failed spawn (no git, no processes left, a repository deleted meanwhile) ends this request, not the hub.
+      child.once("error", (err) => {
+        request.log.error({ err: err.message, service, repo: repo.fullName }, "git could not start");
+        res.destroy();
+        resolve(null);
+      });
+    });
     try {
       await Promise.all([
         !input

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { REPO_TYPES, type RepoType } from "@hub/api";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
@@ -99,7 +99,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
           "Writing needs a token: use it as the password when git asks.",
         );
       }
-      const found = await repos.findOrHide(principal, type, owner, name);
+      const found = await repos.findOrHide(principal, type, owner, name, request.url);
       await authorize(principal, action, repoResource(found));
       return { principal, repo: found };
     } catch (err) {
@@ -149,10 +149,11 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       oid: string,
       size: number,
       op: "upload" | "download",
-      part?: number,
+      multipart?: { session: string; part?: number },
     ) =>
       signTransferUrl(serverKey, `${baseUrl}/lfs/${endpoint}`, {
-        ...(part !== undefined ? { part } : {}),
+        ...(multipart?.part !== undefined ? { part: multipart.part } : {}),
+        ...(multipart ? { session: multipart.session } : {}),
         operation: op,
         repositoryId: found.row.id,
         oid,
@@ -191,15 +192,20 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
           return { oid, size, authenticated: true };
         if (multipart && size > MULTIPART_CHUNK_SIZE) {
           inParts = true;
+          const session = randomBytes(8).toString("hex");
           const header: Record<string, string> = { chunk_size: String(MULTIPART_CHUNK_SIZE) };
           for (let part = 1; part <= partCount(size); part++)
-            header[String(part).padStart(5, "0")] = href("parts", oid, size, "upload", part);
+            header[String(part).padStart(5, "0")] = href("parts", oid, size, "upload", { session, part });
           return {
             oid,
             size,
             authenticated: true,
             actions: {
-              upload: { href: href("complete", oid, size, "upload"), header, expires_in: HREF_TTL_SECONDS },
+              upload: {
+                href: href("complete", oid, size, "upload", { session }),
+                header,
+                expires_in: HREF_TTL_SECONDS,
+              },
               verify: { href: href("verify", oid, size, "upload"), expires_in: HREF_TTL_SECONDS },
             },
           };
@@ -406,13 +412,14 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       const admitted = await admitTransfer(request, reply, "upload");
       if (!admitted) return reply;
       const { grant, repo } = admitted;
-      const part = grant.part;
-      if (part === undefined || part > partCount(grant.size))
+      const { part, session } = grant;
+      if (part === undefined || session === undefined || part > partCount(grant.size))
         return refuse(reply, 403, "This URL is not for a part of this upload.");
       try {
         const etag = await staging.writePart(
           repo.row.id,
           grant.oid,
+          session,
           part,
           partSize(grant.size, part),
           request.body as Readable,
@@ -429,6 +436,8 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       const admitted = await admitTransfer(request, reply, "upload");
       if (!admitted) return reply;
       const { grant, repo } = admitted;
+      const { session } = grant;
+      if (session === undefined) return refuse(reply, 403, "This URL does not complete a multipart upload.");
       const parts = (request.body as { parts?: unknown } | undefined)?.parts;
       const reported = Array.isArray(parts)
         ? parts.map((p: { partNumber?: unknown; etag?: unknown }) => ({
@@ -436,17 +445,21 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
             etag: String(p?.etag ?? ""),
           }))
         : [];
-      if (!(await staging.complete(repo.row.id, grant.oid, reported, partCount(grant.size)))) {
+      if (!(await staging.complete(repo.row.id, grant.oid, session, reported, partCount(grant.size)))) {
         return refuse(reply, 422, "Some parts are missing or do not match their ETags; upload them again.");
       }
       try {
-        await store.write(grant.oid, grant.size, staging.read(repo.row.id, grant.oid, partCount(grant.size)));
+        await store.write(
+          grant.oid,
+          grant.size,
+          staging.read(repo.row.id, grant.oid, session, partCount(grant.size)),
+        );
       } catch (err) {
         if (err instanceof ObjectMismatchError)
           return refuse(reply, 422, `${err.message} Nothing was stored.`);
         throw err;
       } finally {
-        await staging.discard(repo.row.id, grant.oid);
+        await staging.discard(repo.row.id, grant.oid, session);
       }
       await lfsObjectsRepository.link(db, repo.row.id, grant.oid, grant.size, clock().toISOString());
       return reply.header("content-type", LFS_JSON).send({ message: "completed" });

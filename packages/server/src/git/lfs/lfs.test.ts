@@ -200,6 +200,22 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
       await batch("bob/claims", "upload", [{ oid, size: secret.length }], bob),
     );
     expect(bobUpload.objects[0]?.actions?.upload).toBeDefined();
+    // A pointer file is only text: committing one does not make another repository's object readable.
+    const pointer = `version https://git-lfs.github.com/spec/v1\noid sha256:${oid}\nsize ${secret.length}\n`;
+    const forged = await hub.request("/api/models/bob/claims/commit/main", {
+      method: "POST",
+      token: bob,
+      headers: { "content-type": "application/x-ndjson" },
+      body: [
+        JSON.stringify({ key: "header", value: { summary: "forge" } }),
+        JSON.stringify({
+          key: "file",
+          value: { path: "stolen.bin", content: Buffer.from(pointer).toString("base64"), encoding: "base64" },
+        }),
+      ].join("\n"),
+    });
+    expect(forged.status).toBe(200);
+    expect((await hub.request("/bob/claims/resolve/main/stolen.bin", { token: bob })).status).toBe(404);
 
     const down = await readJson<BatchAnswer>(
       await batch("alice/weights", "download", [{ oid, size: secret.length }], alice),

@@ -13,18 +13,20 @@ import { ObjectMismatchError } from "./object-store.js";
  */
 export function createMultipartStaging(dataDir: string) {
   const root = path.join(dataDir, "lfs", "multipart");
-  const dirOf = (repositoryId: string, oid: string) => path.join(root, repositoryId, oid);
+  const dirOf = (repositoryId: string, oid: string, session: string) =>
+    path.join(root, repositoryId, oid, session);
 
   return {
     /** Stores one part of exactly `size` bytes and returns its ETag (the MD5 of the part, as S3 gives it). */
     async writePart(
       repositoryId: string,
       oid: string,
+      session: string,
       part: number,
       size: number,
       body: Readable,
     ): Promise<string> {
-      const dir = dirOf(repositoryId, oid);
+      const dir = dirOf(repositoryId, oid, session);
       await mkdir(dir, { recursive: true });
       const temporary = path.join(dir, `${part}.${randomBytes(4).toString("hex")}.tmp`);
       const md5 = createHash("md5");
@@ -51,27 +53,28 @@ export function createMultipartStaging(dataDir: string) {
       }
     },
 
-    /** Whether every part is stored with the ETag the client reports for it. */
+    /** Whether every part is stored, each with the ETag the client reports for it. */
     async complete(
       repositoryId: string,
       oid: string,
+      session: string,
       parts: Array<{ partNumber: number; etag: string }>,
       count: number,
     ): Promise<boolean> {
       if (parts.length !== count) return false;
-      const dir = dirOf(repositoryId, oid);
+      const dir = dirOf(repositoryId, oid, session);
       for (let part = 1; part <= count; part++) {
         const reported = parts.find((p) => p.partNumber === part)?.etag;
         const stored = await readFile(path.join(dir, `${part}.etag`), "utf8").catch(() => null);
         if (!stored || !(await stat(path.join(dir, String(part))).catch(() => null))) return false;
-        if (reported !== undefined && reported.replace(/"/g, "") !== stored.replace(/"/g, "")) return false;
+        if (reported === undefined || reported.replace(/"/g, "") !== stored.replace(/"/g, "")) return false;
       }
       return true;
     },
 
     /** The parts in order, as one stream. */
-    read(repositoryId: string, oid: string, count: number): Readable {
-      const dir = dirOf(repositoryId, oid);
+    read(repositoryId: string, oid: string, session: string, count: number): Readable {
+      const dir = dirOf(repositoryId, oid, session);
       return Readable.from(
         (async function* () {
           for (let part = 1; part <= count; part++) yield* createReadStream(path.join(dir, String(part)));
@@ -79,8 +82,8 @@ export function createMultipartStaging(dataDir: string) {
       );
     },
 
-    async discard(repositoryId: string, oid: string): Promise<void> {
-      await rm(dirOf(repositoryId, oid), { recursive: true, force: true });
+    async discard(repositoryId: string, oid: string, session: string): Promise<void> {
+      await rm(dirOf(repositoryId, oid, session), { recursive: true, force: true });
     },
   };
 }

@@ -12,6 +12,8 @@ export interface TransferGrant {
   credential: string;
   /** For one part of a multipart upload, its number (from 1). */
   part?: number;
+  /** For a multipart upload, the session its parts belong to, so concurrent uploads of one object stay apart. */
+  session?: string;
 }
 
 function signature(key: Buffer, grant: TransferGrant): Buffer {
@@ -23,6 +25,7 @@ function signature(key: Buffer, grant: TransferGrant): Buffer {
     grant.expires,
     grant.credential,
     grant.part ?? "",
+    grant.session ?? "",
   ].join("\n");
   return createHmac("sha256", key).update(text).digest();
 }
@@ -39,6 +42,7 @@ export function signTransferUrl(key: Buffer, endpoint: string, grant: TransferGr
     exp: String(grant.expires),
     cred: grant.credential,
     ...(grant.part !== undefined ? { part: String(grant.part) } : {}),
+    ...(grant.session !== undefined ? { session: grant.session } : {}),
     sig: signature(key, grant).toString("base64url"),
   });
   return `${endpoint}/${grant.oid}?${query.toString()}`;
@@ -51,7 +55,8 @@ export function verifyTransferUrl(
   query: Record<string, unknown>,
   nowSeconds: number,
 ): TransferGrant | null {
-  const { op, repo, size, exp, cred, sig, part } = query;
+  const { op, repo, size, exp, cred, sig, part, session } = query;
+  if (session !== undefined && (typeof session !== "string" || !/^[0-9a-f]{16}$/.test(session))) return null;
   if (op !== "upload" && op !== "download") return null;
   if (typeof repo !== "string" || typeof cred !== "string" || typeof sig !== "string") return null;
   const partNumber = part === undefined ? undefined : Number(part);
@@ -64,6 +69,7 @@ export function verifyTransferUrl(
     expires: Number(exp),
     credential: cred,
     ...(partNumber !== undefined ? { part: partNumber } : {}),
+    ...(typeof session === "string" ? { session } : {}),
   };
   if (!Number.isSafeInteger(grant.size) || !Number.isSafeInteger(grant.expires)) return null;
   const expected = signature(key, grant);
