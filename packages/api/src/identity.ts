@@ -16,7 +16,7 @@ const accessTokenProperties = {
   kind: Type.Union(TOKEN_KINDS.map((kind) => Type.Literal(kind))),
 };
 
-const AuthType = Type.Union([Type.Literal("access_token"), Type.Literal("session")]);
+const AuthType = Type.Union([Type.Literal("access_token"), Type.Literal("session"), Type.Literal("ssh_key")]);
 
 /** The identity record's shape, given what its access-token summary holds. */
 function identityRecord<T extends TProperties>(accessToken: T, title: string) {

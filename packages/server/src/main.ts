@@ -21,6 +21,7 @@ import { createRedisRateLimiter } from "./auth/rate-limit/redis-rate-limiter.js"
 import type { Config, Surface } from "./config.js";
 import { migrateToLatest, openDatabase } from "./db/database.js";
 import { buildGitApp, buildHubApp } from "./http/hub-app.js";
+import { createSshServer } from "./git/ssh/ssh-server.js";
 import { createReposService } from "./areas/repos/repos.service.js";
 import { createRepoStorage } from "./git/repo-storage.js";
 import { loggerOptions } from "./logger.js";
@@ -93,8 +94,41 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
 
 export type Hub = Awaited<ReturnType<typeof createHub>>;
 
-/** The surfaces built so far; the others are started by later areas. */
-const SURFACE_BUILDERS: Partial<Record<Surface, typeof buildHubApp>> = { hub: buildHubApp, git: buildGitApp };
+/** A running surface: something that listens and can be stopped. */
+interface Listener {
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+type SurfaceDeps = Parameters<typeof buildHubApp>[0];
+
+function fastifyListener(build: (deps: SurfaceDeps) => Promise<FastifyInstance>, surface: Surface) {
+  return async (deps: SurfaceDeps): Promise<Listener> => {
+    const app = await build(deps);
+    return {
+      listen: () => app.listen({ host: deps.config.host, port: deps.config.ports[surface] }),
+      close: () => app.close(),
+    };
+  };
+}
+
+/** The surfaces built so far; the Router is started by a later area. */
+const SURFACE_BUILDERS: Partial<Record<Surface, (deps: SurfaceDeps) => Promise<Listener>>> = {
+  hub: fastifyListener(buildHubApp, "hub"),
+  git: fastifyListener(buildGitApp, "git"),
+  ssh: (deps) =>
+    createSshServer({
+      dataDir: deps.config.dataDir,
+      host: deps.config.host,
+      port: deps.config.ports.ssh,
+      keys: deps.keys,
+      repos: deps.repos,
+      storage: deps.storage,
+      authorize: deps.authorize,
+      maxGitBlobBytes: deps.config.maxGitBlobBytes,
+      logger: deps.logger,
+    }),
+};
 
 /**
  * Starts the requested surfaces, each on its own listener, and stops them
@@ -110,7 +144,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
 
   await hub.storage.installHooks();
 
-  const apps: FastifyInstance[] = [];
+  const apps: Listener[] = [];
   for (const surface of surfaces) {
     const build = SURFACE_BUILDERS[surface];
     if (!build) {
@@ -118,7 +152,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
       continue;
     }
     const app = await build({ ...hub, config, rateLimiter, version: packageJson.version });
-    const url = await app.listen({ host: config.host, port: config.ports[surface] });
+    const url = await app.listen();
     logger.info({ surface, url }, "listening");
     apps.push(app);
   }

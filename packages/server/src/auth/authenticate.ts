@@ -60,9 +60,9 @@ export type Authenticate = ReturnType<typeof createAuthenticator>;
 export function credentialKey(principal: Principal | null): string {
   if (!principal) return "anonymous";
   const { credential } = principal;
-  return credential.type === "access_token"
-    ? `token:${credential.tokenId}`
-    : `session:${credential.sessionId}`;
+  if (credential.type === "access_token") return `token:${credential.tokenId}`;
+  if (credential.type === "session") return `session:${credential.sessionId}`;
+  return `ssh:${credential.keyId}`;
 }
 
 /**

@@ -46,7 +46,7 @@ function rank(role: OrgRole | null): number {
 
 /** The scopes a credential holds: a browser session is the person, with every scope. */
 function heldScopes(credential: Credential): readonly Scope[] | "all" {
-  if (credential.type === "session") return "all";
+  if (credential.type === "session" || credential.type === "ssh_key") return "all";
   if (credential.scopes) return credential.scopes;
   return ROLE_SCOPES[credential.role ?? "read"];
 }
@@ -150,7 +150,7 @@ export function decide(input: DecisionInput): Decision {
         resource.type === "token" &&
         resource.tokenId === credential.tokenId;
       const strong =
-        credential.type === "session" || (credential.scopes === null && credential.role !== "read");
+        credential.type !== "access_token" || (credential.scopes === null && credential.role !== "read");
       if (self || strong) return allow;
       return deny(
         forbidden(

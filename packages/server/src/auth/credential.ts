@@ -21,7 +21,14 @@ export interface SessionCredential {
   reauthenticatedAt: string | null;
 }
 
-export type Credential = TokenCredential | SessionCredential;
+/** A registered SSH public key that signed the SSH connection; it acts as the person, like a session. */
+export interface SshKeyCredential {
+  type: "ssh_key";
+  keyId: string;
+  reauthenticatedAt: null;
+}
+
+export type Credential = TokenCredential | SessionCredential | SshKeyCredential;
 
 /** Who is calling: the account and the credential it presented. */
 export interface Principal {

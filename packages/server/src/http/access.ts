@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { ApiErrorRef, SCOPES, type Scope } from "@hub/api";
 import type { Action, Resource } from "../auth/authorize.js";
 import type { Authorize } from "../auth/authorizer.js";
-import type { Authenticate } from "../auth/authenticate.js";
+import { credentialKey, type Authenticate } from "../auth/authenticate.js";
 import type { Principal } from "../auth/credential.js";
 import { rateLimitHeaders, type RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import type { RateLimitConfig } from "../config.js";
@@ -121,12 +121,7 @@ export function installAccess(
 
   /** Counts the request against its bucket: the credential's, or the address's when anonymous or rejected. */
   async function meter(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const credential = request.principal?.credential;
-    const bucket = !credential
-      ? `ip:${request.ip}`
-      : credential.type === "access_token"
-        ? `token:${credential.tokenId}`
-        : `session:${credential.sessionId}`;
+    const bucket = request.principal ? credentialKey(request.principal) : `ip:${request.ip}`;
     const state = await rateLimiter.hit(bucket);
     const headers = rateLimitHeaders(rateLimit, state);
     reply.headers(headers);

@@ -34,6 +34,8 @@ export class TestHub {
   url = "";
   /** Base URL of the git over HTTPS listener. */
   gitUrl = "";
+  /** `ssh://git@host:port` of the SSH listener. */
+  sshUrl = "";
   private child: ChildProcess | null = null;
   private signalled = false;
   private exit: Promise<number | null> = Promise.resolve(null);
@@ -44,7 +46,7 @@ export class TestHub {
     readonly database: TestDatabase,
     readonly env: Record<string, string>,
     private readonly ownsStorage: boolean,
-    private readonly ports: { hub: number; git: number },
+    private readonly ports: { hub: number; git: number; ssh: number },
   ) {}
 
   /** The environment every hubd process of this deployment runs with. */
@@ -55,6 +57,7 @@ export class TestHub {
       HUB_DATA_DIR: this.dataDir,
       HUB_PORT: String(this.ports.hub),
       HUB_GIT_PORT: String(this.ports.git),
+      HUB_SSH_PORT: String(this.ports.ssh),
       HUB_LOG_LEVEL: "debug",
       ...(this.database.url ? { HUB_DATABASE_URL: this.database.url } : {}),
       ...this.env,
@@ -62,7 +65,7 @@ export class TestHub {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub,git"], {
+    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub,git,ssh"], {
       env: this.processEnv(),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -84,7 +87,7 @@ export class TestHub {
             typeof entry.surface === "string"
           ) {
             listening.set(entry.surface, entry.url);
-            if (listening.size === 2) resolve();
+            if (listening.size === 3) resolve();
           }
         }
       };
@@ -96,6 +99,7 @@ export class TestHub {
     });
     this.url = listening.get("hub") ?? "";
     this.gitUrl = listening.get("git") ?? "";
+    this.sshUrl = listening.get("ssh") ?? "";
   }
 
   /** Runs an admin command against this deployment's database. */
@@ -221,8 +225,8 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
   const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
   const database = sharing?.database ?? (await createTestDatabase(dialect));
-  const [hubPort = 0, gitPort = 0] = await freePorts(2);
-  const ports = { hub: hubPort, git: gitPort };
+  const [hubPort = 0, gitPort = 0, sshPort = 0] = await freePorts(3);
+  const ports = { hub: hubPort, git: gitPort, ssh: sshPort };
   const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
   await hub.start();
   return hub;

@@ -100,7 +100,9 @@ export function createAuthService({
       }
       const { credential } = principal;
       if (credential.type === "access_token") await tokens.markReauthenticated(credential.tokenId);
-      else await sessionsRepository.markReauthenticated(db, credential.sessionId, clock().toISOString());
+      else if (credential.type === "session") {
+        await sessionsRepository.markReauthenticated(db, credential.sessionId, clock().toISOString());
+      } else throw unauthenticated("unauthenticated", "Reauthenticate with a token or a signed-in session.");
       return new Date(clock().getTime() + reauthWindowSeconds * 1000).toISOString();
     },
   };

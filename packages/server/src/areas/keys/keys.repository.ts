@@ -21,6 +21,30 @@ export const keysRepository = {
       .where("fingerprint", "=", fingerprint)
       .executeTakeFirst(),
 
+  /** An SSH key and its account, by fingerprint or by id: what SSH authentication looks up on every attempt. */
+  findSshKey: (db: DbOrTx, by: { fingerprint: string } | { id: string }) =>
+    db
+      .selectFrom("account_keys")
+      .innerJoin("users", "users.id", "account_keys.user_id")
+      .select([
+        "account_keys.id",
+        "account_keys.public_key",
+        "account_keys.user_id",
+        "users.handle",
+        "users.fullname",
+        "users.is_admin",
+      ])
+      .where("account_keys.type", "=", "ssh")
+      .where(
+        "fingerprint" in by ? "account_keys.fingerprint" : "account_keys.id",
+        "=",
+        "fingerprint" in by ? by.fingerprint : by.id,
+      )
+      .executeTakeFirst(),
+
+  touch: (db: DbOrTx, id: string, at: string) =>
+    db.updateTable("account_keys").set({ last_used_at: at }).where("id", "=", id).execute(),
+
   delete: async (db: DbOrTx, userId: string, id: string) =>
     (
       await db

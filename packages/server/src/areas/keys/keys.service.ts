@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AccountKey } from "@hub/api";
+import { principalFor, type SshKeyCredential } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import type { AccountKeyRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
@@ -74,6 +75,21 @@ export function createKeysService({ db, clock }: { db: Db; clock: () => Date }) 
       }
       return toAccountKey(row);
     },
+
+    /**
+     * The account an SSH key stands for, looked up afresh each time (a removed key
+     * stops working at once); by fingerprint when a client offers a key, by id when a
+     * session it opened runs a command.
+     */
+    async sshPrincipal(by: { fingerprint: string } | { id: string }) {
+      const row = await keysRepository.findSshKey(db, by);
+      if (!row) return null;
+      const credential: SshKeyCredential = { type: "ssh_key", keyId: row.id, reauthenticatedAt: null };
+      return { publicKey: row.public_key, principal: principalFor(row, credential) };
+    },
+
+    /** Notes that a key was used. */
+    touch: (keyId: string) => keysRepository.touch(db, keyId, clock().toISOString()),
 
     /** Removes a key; SSH stops accepting it on the next connection. */
     async remove(userId: string, keyId: string): Promise<void> {

@@ -1,0 +1,238 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { REPO_TYPES, type RepoType } from "@hub/api";
+import type { FastifyBaseLogger } from "fastify";
+import ssh2 from "ssh2";
+import type { Connection, ServerChannel } from "ssh2";
+import type { KeysService } from "../../areas/keys/keys.service.js";
+import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
+import type { Authorize } from "../../auth/authorizer.js";
+import type { Principal } from "../../auth/credential.js";
+import { HubError } from "../../errors.js";
+import { gitEnvironment } from "../git-command.js";
+import type { RepoStorage } from "../repo-storage.js";
+
+const { Server, utils } = ssh2;
+
+/** `git-upload-pack 'owner/name.git'` and friends, as git sends them (with or without quotes and a leading slash). */
+const COMMAND =
+  /^(git-upload-pack|git-receive-pack) '?\/?((?:datasets\/|spaces\/|mcps\/)?[a-z0-9][a-z0-9-]{0,39}\/[a-z0-9][a-z0-9._-]{0,95}?)(?:\.git)?'?$/;
+const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+/** A connection must finish authenticating within this long. */
+const LOGIN_GRACE_MS = 30_000;
+/** Connections with no traffic for this long are closed. */
+const IDLE_TIMEOUT_MS = 10 * 60_000;
+const MAX_UNAUTHENTICATED = 64;
+
+export interface SshServerDeps {
+  dataDir: string;
+  host: string;
+  port: number;
+  keys: KeysService;
+  repos: ReposService;
+  storage: RepoStorage;
+  authorize: Authorize;
+  maxGitBlobBytes: number;
+  logger: FastifyBaseLogger;
+}
+
+/** The host key, made on first start and kept in the data dir, readable by the hub alone. */
+async function hostKey(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, "secrets", "ssh_host_ed25519_key");
+  try {
+    return await readFile(file, "utf8");
+  } catch {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const { private: key } = utils.generateKeyPairSync("ed25519");
+    await writeFile(file, key, { mode: 0o600, flag: "wx" }).catch(() => {});
+    await chmod(file, 0o600);
+    return readFile(file, "utf8");
+  }
+}
+
+/** The repository kind and `owner/name` an SSH path names. */
+function repositoryPath(raw: string): { type: RepoType; owner: string; name: string } {
+  const type = REPO_TYPES.find((t) => URL_PREFIX[t] !== "" && raw.startsWith(URL_PREFIX[t])) ?? "model";
+  const [owner = "", name = ""] = raw.slice(URL_PREFIX[type].length).split("/");
+  return { type, owner, name };
+}
+
+/**
+ * Git over SSH (user `git`, public-key authentication against the accounts'
+ * active keys). ssh2 does not verify the signature of a public-key attempt, so
+ * this server does, and binds the key only after a verified signature. Every
+ * command looks the key up again, so a removed key stops working at once; the
+ * same authorization function as HTTPS decides read and write.
+ */
+export async function createSshServer(deps: SshServerDeps) {
+  const { keys, repos, storage, authorize, logger } = deps;
+  let unauthenticated = 0;
+
+  const server = new Server(
+    { hostKeys: [await hostKey(deps.dataDir)], ident: "Hub" },
+    (client: Connection) => {
+      let keyId: string | null = null;
+      unauthenticated++;
+      let counted = true;
+      const uncount = () => {
+        if (counted) unauthenticated--;
+        counted = false;
+      };
+      if (unauthenticated > MAX_UNAUTHENTICATED) {
+        uncount();
+        client.end();
+        return;
+      }
+      const grace = setTimeout(() => client.end(), LOGIN_GRACE_MS);
+      client.on("error", (err) => logger.debug({ err: err.message }, "ssh connection error"));
+      client.on("close", () => {
+        clearTimeout(grace);
+        uncount();
+      });
+
+      client.on("authentication", (ctx) => {
+        void (async () => {
+          if (ctx.method !== "publickey" || ctx.username !== "git") return ctx.reject(["publickey"]);
+          const fingerprint = `SHA256:${createHash("sha256").update(ctx.key.data).digest("base64").replace(/=+$/, "")}`;
+          const found = await keys.sshPrincipal({ fingerprint });
+          if (!found) return ctx.reject(["publickey"]);
+          if (!ctx.signature || !ctx.blob) return ctx.accept(); // only a query: nothing is bound to the connection
+          const stored = utils.parseKey(found.publicKey);
+          if (stored instanceof Error || !stored.verify(ctx.blob, ctx.signature, ctx.hashAlgo))
+            return ctx.reject(["publickey"]);
+          keyId = found.principal.credential.type === "ssh_key" ? found.principal.credential.keyId : null;
+          ctx.accept();
+        })().catch((err: Error) => {
+          logger.error({ err: err.message }, "ssh authentication failed");
+          ctx.reject(["publickey"]);
+        });
+      });
+
+      let idle: NodeJS.Timeout | undefined;
+      /** Any traffic keeps the connection; none for IDLE_TIMEOUT_MS closes it. */
+      const active = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => client.end(), IDLE_TIMEOUT_MS);
+      };
+      client.on("close", () => clearTimeout(idle));
+
+      client.on("ready", () => {
+        clearTimeout(grace);
+        uncount();
+        active();
+        client.on("session", (accept) => {
+          const session = accept();
+          let protocol: string | undefined;
+          session.on("env", (accept, reject, info) => {
+            if (info.key === "GIT_PROTOCOL" && GIT_PROTOCOL.test(info.val)) {
+              protocol = info.val;
+              accept?.();
+            } else reject?.();
+          });
+          session.on("pty", (_accept, reject) => reject?.());
+          session.on("subsystem", (_accept, reject) => reject?.());
+          session.on("shell", (accept) => {
+            const channel = accept();
+            void keys.sshPrincipal({ id: keyId ?? "" }).then((found) => {
+              channel.stderr.write(
+                `Hi ${found?.principal.handle ?? "there"}, the hub gives no shell; use git to clone and push.\r\n`,
+              );
+              channel.exit(1);
+              channel.end();
+            });
+          });
+          session.on("exec", (accept, _reject, info) => {
+            const channel = accept();
+            void run(channel, info.command, protocol).catch((err: Error) => {
+              logger.error({ err: err.message }, "ssh command failed");
+              fail(channel, "The hub failed to run this command.");
+            });
+          });
+        });
+      });
+      client.on("tcpip", (_accept, reject) => reject());
+
+      /** Ends a channel with a message git prints. */
+      function fail(channel: ServerChannel, message: string) {
+        channel.stderr.write(`${message}\n`);
+        channel.exit(1);
+        channel.end();
+      }
+
+      async function run(channel: ServerChannel, command: string, protocol: string | undefined) {
+        const match = COMMAND.exec(command.trim());
+        if (!match?.[1] || !match[2])
+          return fail(channel, "Only git-upload-pack and git-receive-pack of a repository can run here.");
+        const found = await keys.sshPrincipal({ id: keyId ?? "" });
+        if (!found)
+          return fail(
+            channel,
+            "This SSH key is no longer registered; add it again in your account settings.",
+          );
+        const principal: Principal = found.principal;
+        const service = match[1];
+        const { type, owner, name } = repositoryPath(match[2]);
+        let repo;
+        try {
+          repo = await repos.findOrHide(principal, type, owner, name);
+          await authorize(
+            principal,
+            service === "git-receive-pack" ? "repo:write" : "repo:read",
+            repoResource(repo),
+          );
+        } catch (err) {
+          if (!(err instanceof HubError)) throw err;
+          return fail(
+            channel,
+            err.status === 403
+              ? `You may not push to ${owner}/${name}: ${err.message}`
+              : `Repository ${owner}/${name} was not found, or your key may not see it.`,
+          );
+        }
+        await keys.touch(
+          found.principal.credential.type === "ssh_key" ? found.principal.credential.keyId : "",
+        );
+        const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(deps.maxGitBlobBytes) };
+        if (protocol) env.GIT_PROTOCOL = protocol;
+        const child = spawn("git", ["-c", `core.hooksPath=${storage.hooksDir}`, service.slice(4), "."], {
+          cwd: storage.pathOf(repo.row.id),
+          env: gitEnvironment(env),
+          stdio: "pipe",
+        });
+        child.stdin.on("error", () => {});
+        child.once("error", (err) => fail(channel, `The hub could not start git: ${err.message}`));
+        // pipe() follows backpressure both ways: a slow client slows git, nothing piles up in memory.
+        channel.on("data", active);
+        child.stdout.on("data", active);
+        channel.pipe(child.stdin);
+        child.stdout.pipe(channel, { end: false });
+        child.stderr.pipe(channel.stderr, { end: false });
+        channel.on("close", () => child.kill("SIGTERM"));
+        child.once("close", (code) => {
+          channel.exit(code ?? 1);
+          channel.end();
+          if (code === 0 && service === "git-receive-pack") void repos.touch(repo);
+        });
+      }
+    },
+  );
+
+  return {
+    /** Starts listening and returns the address clients use. */
+    listen(): Promise<string> {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(deps.port, deps.host, () => {
+          const address = server.address() as AddressInfo;
+          resolve(`ssh://git@${deps.host}:${address.port}`);
+        });
+      });
+    },
+    close(): Promise<void> {
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
