@@ -50,13 +50,13 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
-  const authenticate = createAuthenticator({ tokens, auth });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
   const staging = createMultipartStaging(config.dataDir);
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
-  const resolveCredentialKey = createCredentialResolver({ tokens, auth });
+  const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
+  const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repos = createReposService({ db, storage, clock, config });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
   const files = createFilesService({
@@ -126,6 +126,8 @@ const SURFACE_BUILDERS: Partial<Record<Surface, (deps: SurfaceDeps) => Promise<L
       storage: deps.storage,
       authorize: deps.authorize,
       maxGitBlobBytes: deps.config.maxGitBlobBytes,
+      gitPublicUrl: deps.config.gitPublicUrl,
+      serverKey: deps.serverKey,
       logger: deps.logger,
     }),
 };

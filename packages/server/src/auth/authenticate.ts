@@ -1,11 +1,25 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { AuthService } from "../areas/auth/auth.service.js";
+import type { KeysService } from "../areas/keys/keys.service.js";
 import type { TokensService } from "../areas/tokens/tokens.service.js";
+import { isSshLfsToken, verifySshLfsToken } from "./ssh-lfs-token.js";
 import { invalidCredentials } from "../errors.js";
 import type { Principal } from "./credential.js";
 
 /** The cookie that carries a browser session's secret. */
 export const SESSION_COOKIE = "hub_session";
+
+/** Where credentials are looked up: access tokens, browser sessions, SSH keys (for LFS over SSH). */
+export interface CredentialSources {
+  tokens: TokensService;
+  auth: AuthService;
+  keys: KeysService;
+  serverKey: Buffer;
+}
+
+async function sshKeyPrincipal(keys: KeysService, keyId: string | null): Promise<Principal | null> {
+  return keyId ? ((await keys.sshPrincipal({ id: keyId }))?.principal ?? null) : null;
+}
 
 /** The secret in `Authorization: Bearer <token>`, or the password of `Basic user:token` (what git sends). */
 function presentedToken(authorization: string): string | null {
@@ -33,11 +47,15 @@ function sessionSecret(cookieHeader: string | undefined): string | null {
  * else a session cookie, else nobody. A credential that is presented but
  * unknown, revoked or expired is a 401, never silently anonymous.
  */
-export function createAuthenticator({ tokens, auth }: { tokens: TokensService; auth: AuthService }) {
+export function createAuthenticator({ tokens, auth, keys, serverKey }: CredentialSources) {
   return async function authenticate(headers: IncomingHttpHeaders): Promise<Principal | null> {
     if (headers.authorization !== undefined) {
       const secret = presentedToken(headers.authorization);
-      const principal = secret ? await tokens.resolve(secret) : null;
+      const principal = !secret
+        ? null
+        : isSshLfsToken(secret)
+          ? await sshKeyPrincipal(keys, verifySshLfsToken(serverKey, secret, Math.floor(Date.now() / 1000)))
+          : await tokens.resolve(secret);
       if (!principal) {
         throw invalidCredentials(
           "invalid_token",
@@ -69,7 +87,7 @@ export function credentialKey(principal: Principal | null): string {
  * The principal a credential key names, resolved afresh so a revoked token or
  * ended session stops a signed URL too. `undefined` when the credential is gone.
  */
-export function createCredentialResolver({ tokens, auth }: { tokens: TokensService; auth: AuthService }) {
+export function createCredentialResolver({ tokens, auth, keys }: Omit<CredentialSources, "serverKey">) {
   return async function resolveCredentialKey(key: string): Promise<Principal | null | undefined> {
     if (key === "anonymous") return null;
     const [kind, id = ""] = key.split(":", 2);
@@ -78,7 +96,9 @@ export function createCredentialResolver({ tokens, auth }: { tokens: TokensServi
         ? await tokens.resolveById(id)
         : kind === "session"
           ? await auth.resolveSessionById(id)
-          : null;
+          : kind === "ssh"
+            ? await sshKeyPrincipal(keys, id)
+            : null;
     return principal ?? undefined;
   };
 }

@@ -139,6 +139,38 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
     }
   });
 
+  it("serves Git LFS to the real git-lfs client through git-lfs-authenticate", async () => {
+    const config = path.join(work, "lfs.gitconfig");
+    writeFileSync(
+      config,
+      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = false\n',
+    );
+    const lfsGit = (args: string[], cwd = work) =>
+      git(args, cwd, { GIT_SSH_COMMAND: `ssh ${sshOptions("alice").join(" ")}`, GIT_CONFIG_GLOBAL: config });
+    expect((await lfsGit(["clone", url("alice/model"), "lfs-model"])).code).toBe(0);
+    const dir = path.join(work, "lfs-model");
+    const weights = Buffer.alloc(300_000, 3);
+    writeFileSync(path.join(dir, "weights.safetensors"), weights);
+    await lfsGit(["add", "weights.safetensors"], dir);
+    await lfsGit(["commit", "-m", "Weights over SSH"], dir);
+    const push = await lfsGit(["push", "origin", "main"], dir);
+    expect(push.code, push.stderr).toBe(0);
+    const again = await lfsGit(["clone", url("alice/model"), "lfs-again"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(path.join(work, "lfs-again", "weights.safetensors")).equals(weights)).toBe(true);
+    const bogus = sshCommand("alice", "git-lfs-authenticate alice/model.git delete");
+    expect(bogus.code).not.toBe(0);
+    const readOnly = sshCommand("bob", "git-lfs-authenticate alice/open.git upload");
+    expect(readOnly.code).not.toBe(0);
+    expect(readOnly.output).toMatch(/You may not push/);
+    const download = sshCommand("bob", "git-lfs-authenticate alice/open.git download");
+    expect(download.code).toBe(0);
+    expect(JSON.parse(download.output)).toMatchObject({
+      href: `${hub.gitUrl}/alice/open.git/info/lfs`,
+      expires_in: 3600,
+    });
+  });
+
   it("stops a removed key on the very next connection", async () => {
     expect((await viaSsh("bob", ["ls-remote", url("alice/open")])).code).toBe(0);
     expect(

@@ -11,6 +11,7 @@ import type { KeysService } from "../../areas/keys/keys.service.js";
 import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
+import { mintSshLfsToken } from "../../auth/ssh-lfs-token.js";
 import { HubError } from "../../errors.js";
 import { gitEnvironment } from "../git-command.js";
 import type { RepoStorage } from "../repo-storage.js";
@@ -20,6 +21,11 @@ const { Server, utils } = ssh2;
 /** `git-upload-pack 'owner/name.git'` and friends, as git sends them (with or without quotes and a leading slash). */
 const COMMAND =
   /^(git-upload-pack|git-receive-pack) '?\/?((?:datasets\/|spaces\/|mcps\/)?[a-z0-9][a-z0-9-]{0,39}\/[a-z0-9][a-z0-9._-]{0,95}?)(?:\.git)?'?$/;
+/** `git-lfs-authenticate 'owner/name.git' upload|download`, which git-lfs runs before talking to the LFS API. */
+const LFS_AUTHENTICATE =
+  /^git-lfs-authenticate '?\/?((?:datasets\/|spaces\/|mcps\/)?[a-z0-9][a-z0-9-]{0,39}\/[a-z0-9][a-z0-9._-]{0,95}?)(?:\.git)?'? (upload|download)$/;
+/** How long the credential `git-lfs-authenticate` hands out lasts. */
+const LFS_TOKEN_SECONDS = 3600;
 const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
 /** A connection must finish authenticating within this long. */
 const LOGIN_GRACE_MS = 30_000;
@@ -36,6 +42,9 @@ export interface SshServerDeps {
   storage: RepoStorage;
   authorize: Authorize;
   maxGitBlobBytes: number;
+  /** Base URL of git over HTTPS, where the LFS API lives. */
+  gitPublicUrl: string;
+  serverKey: Buffer;
   logger: FastifyBaseLogger;
 }
 
@@ -163,9 +172,15 @@ export async function createSshServer(deps: SshServerDeps) {
       }
 
       async function run(channel: ServerChannel, command: string, protocol: string | undefined) {
-        const match = COMMAND.exec(command.trim());
-        if (!match?.[1] || !match[2])
-          return fail(channel, "Only git-upload-pack and git-receive-pack of a repository can run here.");
+        const git = COMMAND.exec(command.trim());
+        const lfs = LFS_AUTHENTICATE.exec(command.trim());
+        const target = git?.[2] ?? lfs?.[1];
+        if (!target) {
+          return fail(
+            channel,
+            "Only git-upload-pack and git-receive-pack of a repository (and git-lfs-authenticate) can run here.",
+          );
+        }
         const found = await keys.sshPrincipal({ id: keyId ?? "" });
         if (!found)
           return fail(
@@ -173,16 +188,12 @@ export async function createSshServer(deps: SshServerDeps) {
             "This SSH key is no longer registered; add it again in your account settings.",
           );
         const principal: Principal = found.principal;
-        const service = match[1];
-        const { type, owner, name } = repositoryPath(match[2]);
+        const writes = git?.[1] === "git-receive-pack" || lfs?.[2] === "upload";
+        const { type, owner, name } = repositoryPath(target);
         let repo;
         try {
           repo = await repos.findOrHide(principal, type, owner, name);
-          await authorize(
-            principal,
-            service === "git-receive-pack" ? "repo:write" : "repo:read",
-            repoResource(repo),
-          );
+          await authorize(principal, writes ? "repo:write" : "repo:read", repoResource(repo));
         } catch (err) {
           if (!(err instanceof HubError)) throw err;
           return fail(
@@ -192,9 +203,22 @@ export async function createSshServer(deps: SshServerDeps) {
               : `Repository ${owner}/${name} was not found, or your key may not see it.`,
           );
         }
-        await keys.touch(
-          found.principal.credential.type === "ssh_key" ? found.principal.credential.keyId : "",
-        );
+        const credential = principal.credential;
+        const usedKey = credential.type === "ssh_key" ? credential.keyId : "";
+        await keys.touch(usedKey);
+        if (lfs) {
+          const expires = Math.floor(Date.now() / 1000) + LFS_TOKEN_SECONDS;
+          const answer = {
+            href: `${deps.gitPublicUrl}/${URL_PREFIX[type]}${repo.fullName}.git/info/lfs`,
+            header: { Authorization: `Bearer ${mintSshLfsToken(deps.serverKey, usedKey, expires)}` },
+            expires_in: LFS_TOKEN_SECONDS,
+          };
+          channel.write(`${JSON.stringify(answer)}\n`);
+          channel.exit(0);
+          channel.end();
+          return;
+        }
+        const service = git?.[1] ?? "";
         const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(deps.maxGitBlobBytes) };
         if (protocol) env.GIT_PROTOCOL = protocol;
         const child = spawn("git", ["-c", `core.hooksPath=${storage.hooksDir}`, service.slice(4), "."], {
