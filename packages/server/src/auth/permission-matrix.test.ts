@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,8 @@ import { startHub, type TestHub } from "../test-support/hub-process.js";
 /*
  * The access model, proven the same on every surface: each actor x credential x
  * repository x action is tried over the HTTP API and over git, and both answers
- * are compared with an oracle written here from the rules, not from the code.
+ * are compared with an oracle written here from the rules, not from the code;
+ * then each account does the same over SSH with a registered key.
  */
 
 type Actor = "alice" | "adm" | "wri" | "con" | "rea" | "out";
@@ -189,6 +191,41 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
               `${action} ${repo.id}: expected ${want}, HTTP ${got.http} (${got.status}), git ${got.git}`,
             );
           }
+        }
+      }
+      expect(mismatches).toEqual([]);
+    },
+  );
+
+  it.each(["alice", "adm", "wri", "con", "rea", "out"] as Actor[])(
+    "%s over SSH with a registered key: the same answers as the rules give the account",
+    async (actor) => {
+      const keyFile = path.join(work, `${actor}_ssh`);
+      execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", keyFile]);
+      const token = tokens.get(`${actor}/role write`) ?? "";
+      const added = await hub.request("/api/me/keys", {
+        method: "POST",
+        token,
+        json: { key: readFileSync(`${keyFile}.pub`, "utf8") },
+      });
+      expect(added.status).toBe(201);
+      const ssh = `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+      const person: CredentialSpec = { name: "ssh key", args: [], scopes: ["repo:read", "repo:write"] };
+      const mismatches: string[] = [];
+      for (const repo of REPOS) {
+        for (const action of ["read", "write"] as const) {
+          const n = ++counter;
+          const result =
+            action === "read"
+              ? await git(["ls-remote", `${hub.sshUrl}/${repo.id}.git`], work, { GIT_SSH_COMMAND: ssh })
+              : await git(
+                  ["push", `${hub.sshUrl}/${repo.id}.git`, `${commit}:refs/heads/ssh-${n}`],
+                  path.join(work, "local"),
+                  { GIT_SSH_COMMAND: ssh },
+                );
+          const want = expected(actor, person, repo, action);
+          if ((result.code === 0) !== want)
+            mismatches.push(`${action} ${repo.id}: expected ${want}, SSH ${result.code === 0}`);
         }
       }
       expect(mismatches).toEqual([]);
