@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 
 export interface GitResult {
   code: number | null;
@@ -41,4 +43,18 @@ export function withToken(url: string, token: string): string {
   parsed.username = "hub-user";
   parsed.password = token;
   return parsed.href;
+}
+
+/**
+ * A global git configuration with git-lfs's filters (what `git lfs install`
+ * writes), in a file of the test's own, so the tests never touch the user's.
+ * Returns its path, for GIT_CONFIG_GLOBAL.
+ */
+export function lfsGitConfig(dir: string, locksVerify: boolean): string {
+  const file = path.join(dir, ".gitconfig");
+  writeFileSync(
+    file,
+    `[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = ${locksVerify}\n`,
+  );
+  return file;
 }

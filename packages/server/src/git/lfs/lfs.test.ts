@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
-import { git, withToken } from "../../test-support/git-client.js";
+import { git, lfsGitConfig, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
 interface BatchAnswer {
@@ -55,11 +55,7 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     bob = await hub.createToken("bob");
     await createRepo(alice, "alice/weights", true);
     await createRepo(alice, "alice/open", false);
-    // git-lfs reads its filter configuration from the global git config, here a file in the test's HOME.
-    writeFileSync(
-      path.join(work, ".gitconfig"),
-      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = false\n',
-    );
+    lfsGitConfig(work, false);
   });
   afterAll(async () => {
     await hub?.stop();
@@ -293,10 +289,7 @@ describe("Git LFS file locks with the real git-lfs client", () => {
       (await hub.request("/api/repos", { method: "POST", token: alice, json: { repo_id: "team/assets" } }))
         .status,
     ).toBe(201);
-    writeFileSync(
-      path.join(work, ".gitconfig"),
-      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = true\n',
-    );
+    lfsGitConfig(work, true);
   });
   afterAll(async () => {
     await hub?.stop();

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { AccountKey, RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
-import { git } from "../../test-support/git-client.js";
+import { git, lfsGitConfig } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
 describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dialect) => {
@@ -140,11 +140,7 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   });
 
   it("serves Git LFS to the real git-lfs client through git-lfs-authenticate", async () => {
-    const config = path.join(work, "lfs.gitconfig");
-    writeFileSync(
-      config,
-      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n[lfs]\n\tlocksverify = false\n',
-    );
+    const config = lfsGitConfig(work, false);
     const lfsGit = (args: string[], cwd = work) =>
       git(args, cwd, { GIT_SSH_COMMAND: `ssh ${sshOptions("alice").join(" ")}`, GIT_CONFIG_GLOBAL: config });
     expect((await lfsGit(["clone", url("alice/model"), "lfs-model"])).code).toBe(0);
