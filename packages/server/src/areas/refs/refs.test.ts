@@ -100,39 +100,17 @@ describe.each(DIALECTS)("refs, branches, tags and history on %s", (dialect) => {
   });
 
   it("tags revisions, lightweight or annotated, and deletes tags", async () => {
+    const tag = async (json: { tag: string; message?: string }) =>
+      (await hub.request("/api/models/alice/history/tag/main", { method: "POST", token, json })).status;
     const main = (await refs()).branches.find((b) => b.name === "main")?.targetCommit;
-    expect(
-      (
-        await hub.request("/api/models/alice/history/tag/main", {
-          method: "POST",
-          token,
-          json: { tag: "v1" },
-        })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await hub.request("/api/models/alice/history/tag/main", {
-          method: "POST",
-          token,
-          json: { tag: "v2", message: "Second release" },
-        })
-      ).status,
-    ).toBe(200);
+    expect(await tag({ tag: "v1" })).toBe(200);
+    expect(await tag({ tag: "v2", message: "Second release" })).toBe(200);
     const tags = (await refs()).tags;
     expect(tags.map((t) => [t.name, t.targetCommit])).toEqual([
       ["v1", main],
       ["v2", main],
     ]);
-    expect(
-      (
-        await hub.request("/api/models/alice/history/tag/main", {
-          method: "POST",
-          token,
-          json: { tag: "v1" },
-        })
-      ).status,
-    ).toBe(409);
+    expect(await tag({ tag: "v1" })).toBe(409);
     expect((await hub.request("/api/models/alice/history/revision/v2", { token })).status).toBe(200);
     expect((await hub.request("/api/models/alice/history/tag/v2", { method: "DELETE", token })).status).toBe(
       200,

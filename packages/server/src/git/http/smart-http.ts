@@ -7,13 +7,9 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import { HubError } from "../../errors.js";
-import {
-  URL_PREFIX,
-  repoResource,
-  type FoundRepo,
-  type ReposService,
-} from "../../areas/repos/repos.service.js";
+import { URL_PREFIX, type FoundRepo, type ReposService } from "../../areas/repos/repos.service.js";
 import { gitEnvironment } from "../git-command.js";
+import { repoGate, withoutGitSuffix } from "../repo-gate.js";
 import type { RepoStorage } from "../repo-storage.js";
 
 /** The two smart HTTP services and the access each needs (https://git-scm.com/docs/http-protocol). */
@@ -66,6 +62,7 @@ export function smartHttpRoutes({
   authorize,
   maxGitBlobBytes,
 }: SmartHttpDeps): FastifyPluginAsync {
+  const gate = repoGate(repos, authorize);
   /** Sends an error the way git shows it; 401 challenges for Basic credentials so git prompts. */
   function refuse(reply: FastifyReply, error: HubError): FastifyReply {
     const headers: Record<string, string> = { ...error.headers, "content-type": "text/plain; charset=utf-8" };
@@ -81,19 +78,10 @@ export function smartHttpRoutes({
     service: Service,
   ): Promise<FoundRepo | null> {
     const { owner, repo } = request.params as RepoParams;
-    const name = repo.endsWith(".git") ? repo.slice(0, -4) : repo;
+    const name = withoutGitSuffix(repo);
     try {
       const principal = await authenticate(request.headers);
-      if (service === "git-receive-pack" && !principal) {
-        throw new HubError(
-          401,
-          "unauthenticated",
-          "Pushing needs a token: use it as the password when git asks.",
-        );
-      }
-      const found = await repos.findOrHide(principal, type, owner, name, request.url);
-      await authorize(principal, SERVICES[service].action, repoResource(found));
-      return found;
+      return await gate(principal, { type, owner, name }, SERVICES[service].action, request.url);
     } catch (err) {
       if (!(err instanceof HubError)) throw err;
       const message =

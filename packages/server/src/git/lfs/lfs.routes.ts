@@ -9,6 +9,7 @@ import { HubError } from "../../errors.js";
 import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
 import { lfsLocksRepository, type LfsLockWithOwner } from "./lfs-locks.repository.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
+import { repoGate, withoutGitSuffix } from "../repo-gate.js";
 import type { MultipartStaging } from "./multipart-staging.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
@@ -64,6 +65,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     baseUrl,
     clock,
   } = deps;
+  const gate = repoGate(repos, authorize);
   const partCount = (size: number) => Math.ceil(size / MULTIPART_CHUNK_SIZE);
   const partSize = (size: number, part: number) =>
     Math.min(MULTIPART_CHUNK_SIZE, size - (part - 1) * MULTIPART_CHUNK_SIZE);
@@ -89,19 +91,12 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     action: "repo:read" | "repo:write",
   ) {
     const { owner, repo } = request.params as { owner: string; repo: string };
-    const name = repo.endsWith(".git") ? repo.slice(0, -4) : repo;
     try {
       const principal = await authenticate(request.headers);
-      if (action === "repo:write" && !principal) {
-        throw new HubError(
-          401,
-          "unauthenticated",
-          "Writing needs a token: use it as the password when git asks.",
-        );
-      }
-      const found = await repos.findOrHide(principal, type, owner, name, request.url);
-      await authorize(principal, action, repoResource(found));
-      return { principal, repo: found };
+      return {
+        principal,
+        repo: await gate(principal, { type, owner, name: withoutGitSuffix(repo) }, action, request.url),
+      };
     } catch (err) {
       refuseHubError(reply, err);
       return null;

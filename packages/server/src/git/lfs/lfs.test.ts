@@ -153,28 +153,20 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     const short = await fetch(upload, { method: "PUT", body: real.subarray(0, 999) });
     expect(short.status).toBe(422);
     const stored = path.join(hub.dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
-    expect(existsSync(stored)).toBe(false);
-    expect(
+    const verifyStatus = async () =>
       (
         await fetch(verify, {
           method: "POST",
           headers: { "content-type": "application/vnd.git-lfs+json" },
           body: JSON.stringify({ oid, size: 1000 }),
         })
-      ).status,
-    ).toBe(404);
+      ).status;
+    expect(existsSync(stored)).toBe(false);
+    expect(await verifyStatus()).toBe(404);
     // A PUT with no headers at all, as some clients send it, is enough once the bytes are right.
     expect((await fetch(upload, { method: "PUT", body: real })).status).toBe(200);
     expect(existsSync(stored)).toBe(true);
-    expect(
-      (
-        await fetch(verify, {
-          method: "POST",
-          headers: { "content-type": "application/vnd.git-lfs+json" },
-          body: JSON.stringify({ oid, size: 1000 }),
-        })
-      ).status,
-    ).toBe(200);
+    expect(await verifyStatus()).toBe(200);
   });
 
   it("serves an object only through repositories it was uploaded to, and only with a whole signature", async () => {

@@ -8,12 +8,13 @@ import type { FastifyBaseLogger } from "fastify";
 import ssh2 from "ssh2";
 import type { Connection, ServerChannel } from "ssh2";
 import type { KeysService } from "../../areas/keys/keys.service.js";
-import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repos/repos.service.js";
+import { URL_PREFIX, type ReposService } from "../../areas/repos/repos.service.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { mintSshLfsToken } from "../../auth/ssh-lfs-token.js";
 import { HubError } from "../../errors.js";
 import { gitEnvironment } from "../git-command.js";
+import { repoGate } from "../repo-gate.js";
 import type { RepoStorage } from "../repo-storage.js";
 
 const { Server, utils } = ssh2;
@@ -78,6 +79,7 @@ function repositoryPath(raw: string): { type: RepoType; owner: string; name: str
  */
 export async function createSshServer(deps: SshServerDeps) {
   const { keys, repos, storage, authorize, logger } = deps;
+  const gate = repoGate(repos, authorize);
   let unauthenticated = 0;
 
   const server = new Server(
@@ -192,8 +194,7 @@ export async function createSshServer(deps: SshServerDeps) {
         const { type, owner, name } = repositoryPath(target);
         let repo;
         try {
-          repo = await repos.findOrHide(principal, type, owner, name);
-          await authorize(principal, writes ? "repo:write" : "repo:read", repoResource(repo));
+          repo = await gate(principal, { type, owner, name }, writes ? "repo:write" : "repo:read");
         } catch (err) {
           if (!(err instanceof HubError)) throw err;
           return fail(
