@@ -18,3 +18,17 @@ export type ApiError = Static<typeof ApiError>;
 
 /** A reference to the shared error schema, for route response tables. */
 export const ApiErrorRef = Type.Ref(ApiError);
+
+/** The Router's error body: the OpenAI error object, which OpenAI-compatible clients parse. */
+export const RouterError = Type.Object(
+  {
+    error: Type.Object({
+      message: Type.String(),
+      type: Type.String({ description: "The error family, e.g. invalid_request_error." }),
+      param: Type.Union([Type.String(), Type.Null()]),
+      code: Type.String({ description: "Stable machine-readable code, e.g. invalid_model." }),
+    }),
+  },
+  { title: "RouterError" },
+);
+export type RouterError = Static<typeof RouterError>;

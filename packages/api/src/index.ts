@@ -6,3 +6,4 @@ export * from "./auth.js";
 export * from "./repos.js";
 export * from "./orgs.js";
 export * from "./keys.js";
+export * from "./inference.js";

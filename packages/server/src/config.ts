@@ -1,5 +1,6 @@
 import net from "node:net";
 import path from "node:path";
+import { loadProvidersFile, ProvidersFileError, type ProviderConfig } from "./router/providers-file.js";
 
 /** The surfaces `hubd serve` knows; later areas mount theirs as they are built. */
 export const SURFACES = ["hub", "git", "router", "ssh"] as const;
@@ -11,6 +12,21 @@ export interface RateLimitConfig {
   /** Requests allowed per credential (or per IP when anonymous) in one window. */
   limit: number;
   windowSeconds: number;
+}
+
+/** The Router's limits and timeouts (spec: Limits); each can be set by the operator. */
+export interface RouterConfig {
+  /** Base URL of the Router as clients see it. */
+  publicUrl: string;
+  providers: ProviderConfig[];
+  bodyLimitBytes: number;
+  maxBufferedResponseBytes: number;
+  headersTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Consecutive failures after which a provider cools down, and for how long. */
+  failuresBeforeCooldown: number;
+  cooldownMs: number;
 }
 
 export interface Config {
@@ -35,6 +51,7 @@ export interface Config {
   rateLimit: RateLimitConfig;
   logLevel: string;
   trustProxy: boolean;
+  router: RouterConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -121,6 +138,31 @@ export async function withFreePorts(env: Env): Promise<Env> {
   return resolved;
 }
 
+const MiB = 1024 * 1024;
+
+function routerConfig(env: Env, hostForUrl: string, port: number): RouterConfig {
+  let providers: ProviderConfig[] = [];
+  if (env.HUB_PROVIDERS) {
+    try {
+      providers = loadProvidersFile(path.resolve(env.HUB_PROVIDERS), env);
+    } catch (err) {
+      if (err instanceof ProvidersFileError) throw new ConfigError(err.message);
+      throw err;
+    }
+  }
+  return {
+    publicUrl: publicUrl(env, "HUB_ROUTER_PUBLIC_URL", `http://${hostForUrl}:${port}`, ["http:", "https:"]),
+    providers,
+    bodyLimitBytes: integer(env, "HUB_ROUTER_BODY_LIMIT", 8 * MiB, 1024, 32 * MiB),
+    maxBufferedResponseBytes: integer(env, "HUB_ROUTER_MAX_RESPONSE", 64 * MiB, 1024, 1024 * MiB),
+    headersTimeoutMs: integer(env, "HUB_ROUTER_HEADERS_TIMEOUT_MS", 30_000, 10, 600_000),
+    firstByteTimeoutMs: integer(env, "HUB_ROUTER_FIRST_BYTE_TIMEOUT_MS", 30_000, 10, 600_000),
+    bodyTimeoutMs: integer(env, "HUB_ROUTER_BODY_TIMEOUT_MS", 600_000, 10, 3_600_000),
+    failuresBeforeCooldown: integer(env, "HUB_ROUTER_FAILURES_BEFORE_COOLDOWN", 3, 1, 1000),
+    cooldownMs: integer(env, "HUB_ROUTER_COOLDOWN_MS", 30_000, 0, 3_600_000),
+  };
+}
+
 /** Reads and validates the environment once; the only module that touches process.env. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HUB_HOST || "127.0.0.1";
@@ -160,6 +202,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),
+    router: routerConfig(env, hostForUrl, ports.router),
   };
   return Object.freeze(config);
 }

@@ -1,3 +1,5 @@
+import type { RouterError } from "@hub/api";
+
 /**
  * The one error type of the hub. `code` is a stable snake_case key clients can
  * branch on; `message` tells the user what went wrong and what to do.
@@ -47,3 +49,26 @@ export const forbidden = (code: string, message: string) => new HubError(403, co
 
 export const conflict = (code: string, message: string, field?: string) =>
   new HubError(409, code, message, field);
+
+const OPENAI_ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "insufficient_quota",
+  403: "permission_error",
+  404: "not_found_error",
+  409: "conflict_error",
+  413: "invalid_request_error",
+  429: "rate_limit_error",
+};
+
+/** A HubError as the Router's OpenAI error object. */
+export function renderRouterError(error: HubError): RouterError {
+  return {
+    error: {
+      message: error.message,
+      type: OPENAI_ERROR_TYPES[error.status] ?? (error.status >= 500 ? "api_error" : "invalid_request_error"),
+      param: error.field ?? null,
+      code: error.code,
+    },
+  };
+}

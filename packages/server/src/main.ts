@@ -25,6 +25,13 @@ import { createSshServer } from "./git/ssh/ssh-server.js";
 import { createReposService } from "./areas/repos/repos.service.js";
 import { createRepoStorage } from "./git/repo-storage.js";
 import { loggerOptions } from "./logger.js";
+import { createInferenceService } from "./areas/inference/inference.service.js";
+import { createSealer } from "./auth/sealed-secret.js";
+import { createCatalog } from "./router/candidates.js";
+import { createLiveStats } from "./router/live-stats.js";
+import { createOpenAiCompatibleAdapter } from "./router/providers/openai-compatible.js";
+import { createRouterServer } from "./router/router-server.js";
+import { createSessionAffinity } from "./router/session-affinity.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -68,6 +75,18 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
   const refs = createRefsService({ db, files, repoFiles });
+  const catalog = createCatalog(config.router.providers);
+  const stats = createLiveStats({
+    clock: Date.now,
+    failuresBeforeCooldown: config.router.failuresBeforeCooldown,
+    cooldownMs: config.router.cooldownMs,
+  });
+  const inference = createInferenceService({
+    db,
+    clock,
+    catalog,
+    sealer: createSealer(serverKey, "provider-keys"),
+  });
   return {
     db,
     logger,
@@ -84,6 +103,10 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     refs,
     repoFiles,
     serverKey,
+    catalog,
+    stats,
+    inference,
+    startedAt: Date.now(),
     resolveCredentialKey,
     clock,
     authenticate,
@@ -112,10 +135,33 @@ function fastifyListener(build: (deps: SurfaceDeps) => Promise<FastifyInstance>,
   };
 }
 
-/** The surfaces built so far; the Router is started by a later area. */
-const SURFACE_BUILDERS: Partial<Record<Surface, (deps: SurfaceDeps) => Promise<Listener>>> = {
+/** Every surface `hubd serve` can start, each on its own listener. */
+const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>> = {
   hub: fastifyListener(buildHubApp, "hub"),
   git: fastifyListener(buildGitApp, "git"),
+  router: async (deps) => {
+    const router = createRouterServer({
+      config: deps.config.router,
+      logger: deps.logger,
+      tokens: deps.tokens,
+      authorize: deps.authorize,
+      inference: deps.inference,
+      catalog: deps.catalog,
+      stats: deps.stats,
+      affinity: createSessionAffinity(Date.now),
+      adapters: new Map(
+        deps.config.router.providers.map((p) => [
+          p.slug,
+          createOpenAiCompatibleAdapter({ baseUrl: p.baseUrl }),
+        ]),
+      ),
+      startedAt: deps.startedAt,
+    });
+    return {
+      listen: () => router.listen(deps.config.host, deps.config.ports.router),
+      close: () => router.close(),
+    };
+  },
   ssh: (deps) =>
     createSshServer({
       dataDir: deps.config.dataDir,
@@ -148,18 +194,16 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
 
   const apps: Listener[] = [];
   for (const surface of surfaces) {
-    const build = SURFACE_BUILDERS[surface];
-    if (!build) {
-      logger.warn({ surface }, "surface not available in this build; skipped");
-      continue;
-    }
-    const app = await build({ ...hub, config, rateLimiter, version: packageJson.version });
+    const app = await SURFACE_BUILDERS[surface]({
+      ...hub,
+      config,
+      rateLimiter,
+      version: packageJson.version,
+    });
     const url = await app.listen();
     logger.info({ surface, url }, "listening");
     apps.push(app);
   }
-  if (apps.length === 0)
-    throw new Error(`None of the surfaces ${surfaces.join(", ")} is available in this build.`);
 
   let stopping = false;
   const stop = async (signal: string) => {

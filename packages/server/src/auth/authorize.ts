@@ -9,12 +9,27 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
- * account actions cover the caller's own identity and token management.
+ * account actions cover the caller's own identity and token management;
+ * `settings:*` an owner's settings (the caller's own, or an organization's).
  */
 export type Action =
-  "account:read" | "account:manage-tokens" | "account:revoke-token" | "org:read" | "org:admin" | Scope;
+  | "account:read"
+  | "account:manage-tokens"
+  | "account:revoke-token"
+  | "org:read"
+  | "org:admin"
+  | "settings:read"
+  | "settings:write"
+  | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
+
+/** Who settings and spend belong to: an account or an organization. */
+export interface SettingsOwner {
+  type: "user" | "org";
+  id: string;
+  handle: string;
+}
 
 /** What the action is done to. */
 export type Resource =
@@ -70,6 +85,11 @@ function ownerOrgId(resource: Resource): string | null {
   return null;
 }
 
+const ORG_ACTION_ROLES: Partial<Record<Action, OrgRole>> = {
+  "org:read": "read",
+  "inference:run": "contributor",
+};
+
 /** May the account itself (whatever its credential) do this to the resource? */
 function accountMay(input: DecisionInput, principal: Principal): boolean {
   const { action, resource, membershipRole } = input;
@@ -78,7 +98,8 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
     case "token":
       return resource.userId === principal.userId;
     case "organization":
-      return rank(membershipRole) >= rank(action === "org:read" ? "read" : "admin");
+      // Reading members needs membership; spending (Router bill-to) needs a role that creates things.
+      return rank(membershipRole) >= rank(ORG_ACTION_ROLES[action] ?? "admin");
     case "namespace":
       if (resource.owner.type === "user") return resource.owner.id === principal.userId;
       return rank(membershipRole) >= rank("contributor");
@@ -159,6 +180,31 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
+  }
+
+  if (action === "settings:read" || action === "settings:write") {
+    if (!withinTokenBounds(credential, resource)) {
+      return deny(
+        forbidden(
+          "outside_token_bounds",
+          "This token is bounded to other resources; use a token granted for this one.",
+        ),
+      );
+    }
+    const fineGrained = credential.type === "access_token" && credential.scopes !== null;
+    const readOnly = credential.type === "access_token" && credential.role === "read";
+    if (fineGrained || (action === "settings:write" && readOnly)) {
+      return deny(
+        forbidden(
+          "insufficient_scope",
+          "Settings need a role token (read to view, write to change) or a signed-in session.",
+        ),
+      );
+    }
+    if (!accountMay(input, principal)) {
+      return deny(forbidden("forbidden", "Only the organization's admins manage its settings."));
+    }
+    return allow;
   }
 
   if (action === "org:read" || action === "org:admin") {

@@ -15,6 +15,8 @@ const USAGE = `Usage: hubd <command>
                                           prints the secret alone on the last line
   org create HANDLE --owner USER [--plan free|team|enterprise] [--fullname TEXT]
   org add-member HANDLE USER --role read|contributor|write|admin
+  credit add HANDLE USD [--note TEXT]     add routed-inference credit to an account or organization
+  credit restrict HANDLE [--lift]         stop (or allow again) its routed inference
 
 Configuration comes from HUB_* environment variables; see the README.`;
 
@@ -185,6 +187,23 @@ async function main(argv: string[]): Promise<void> {
     if (!role) throw new UsageError("org add-member needs --role.");
     await withHub((hub) => hub.orgs.addMember(positionals[0] ?? "", positionals[1] ?? "", role));
     process.stdout.write(`${positionals[1]} is now ${role} in ${positionals[0]}\n`);
+    return;
+  }
+  if (command === "credit" && sub === "add") {
+    const { values, positionals } = parse(rest, { note: { type: "string" } }, 2);
+    const usd = Number(positionals[1]);
+    const balance = await withHub((hub) =>
+      hub.inference.addCredit(positionals[0] ?? "", usd, str(values.note) ?? "added with hubd credit add"),
+    );
+    process.stdout.write(`${positionals[0]} now has ${balance.toFixed(2)} USD of credit\n`);
+    return;
+  }
+  if (command === "credit" && sub === "restrict") {
+    const { values, positionals } = parse(rest, { lift: { type: "boolean" } }, 1);
+    await withHub((hub) => hub.inference.setRestricted(positionals[0] ?? "", values.lift !== true));
+    process.stdout.write(
+      `${positionals[0]}: routed inference ${values.lift === true ? "allowed again" : "restricted"}\n`,
+    );
     return;
   }
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {

@@ -102,6 +102,58 @@ export interface SessionRow {
   reauthenticated_at: string | null;
 }
 
+/** Money columns are bigint: PostgreSQL returns them as strings, SQLite as numbers. */
+type Nanos = number | string | bigint;
+
+export interface InferenceOwnerRow {
+  owner_id: string;
+  owner_type: string;
+  provider_order: string;
+  disabled_providers: string;
+  default_policy: string | null;
+  monthly_limit_nanousd: Nanos | null;
+  balance_nanousd: Nanos;
+  period: string;
+  period_spend_nanousd: Nanos;
+  restricted: number;
+  updated_at: string;
+}
+
+export interface InferenceProviderKeyRow {
+  owner_id: string;
+  provider: string;
+  sealed_key: string;
+  key_hint: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InferenceUsageRow {
+  inference_id: string;
+  owner_id: string;
+  user_id: string;
+  provider: string;
+  model: string;
+  task: string;
+  billing: string;
+  stream: number;
+  status: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_nanousd: Nanos;
+  latency_ms: number;
+  ttft_ms: number | null;
+  created_at: string;
+}
+
+export interface CreditGrantRow {
+  id: string;
+  owner_id: string;
+  amount_nanousd: Nanos;
+  note: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UserRow;
   organizations: OrganizationRow;
@@ -113,4 +165,8 @@ export interface Database {
   account_keys: AccountKeyRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
+  inference_owners: InferenceOwnerRow;
+  inference_provider_keys: InferenceProviderKeyRow;
+  inference_usage: InferenceUsageRow;
+  credit_grants: CreditGrantRow;
 }

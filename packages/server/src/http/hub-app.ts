@@ -17,6 +17,10 @@ import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
 import { keysRoutes } from "../areas/keys/keys.routes.js";
+import { inferenceRoutes } from "../areas/inference/inference.routes.js";
+import type { InferenceService } from "../areas/inference/inference.service.js";
+import type { Catalog } from "../router/candidates.js";
+import type { LiveStats } from "../router/live-stats.js";
 import type { KeysService } from "../areas/keys/keys.service.js";
 import type { OrgsService } from "../areas/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
@@ -59,6 +63,10 @@ export interface AppDeps {
   staging: MultipartStaging;
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
+  inference: InferenceService;
+  catalog: Catalog;
+  stats: LiveStats;
+  startedAt: number;
 }
 
 /** What every surface shares: request ids, security headers, one access-log line, errors, the access pipeline. */
@@ -196,6 +204,15 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(orgsRoutes({ orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
+  await app.register(
+    inferenceRoutes({
+      inference: deps.inference,
+      orgs: deps.orgs,
+      catalog: deps.catalog,
+      stats: deps.stats,
+      startedAt: deps.startedAt,
+    }),
+  );
   await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
   await app.register(
     reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),

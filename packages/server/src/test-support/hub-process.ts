@@ -36,6 +36,8 @@ export class TestHub {
   gitUrl = "";
   /** `ssh://git@host:port` of the SSH listener. */
   sshUrl = "";
+  /** Base URL of the inference Router listener. */
+  routerUrl = "";
   private child: ChildProcess | null = null;
   private signalled = false;
   private exit: Promise<number | null> = Promise.resolve(null);
@@ -46,7 +48,7 @@ export class TestHub {
     readonly database: TestDatabase,
     readonly env: Record<string, string>,
     private readonly ownsStorage: boolean,
-    private readonly ports: { hub: number; git: number; ssh: number },
+    private readonly ports: { hub: number; git: number; ssh: number; router: number },
   ) {}
 
   /** The environment every hubd process of this deployment runs with. */
@@ -58,6 +60,7 @@ export class TestHub {
       HUB_PORT: String(this.ports.hub),
       HUB_GIT_PORT: String(this.ports.git),
       HUB_SSH_PORT: String(this.ports.ssh),
+      HUB_ROUTER_PORT: String(this.ports.router),
       HUB_LOG_LEVEL: "debug",
       ...(this.database.url ? { HUB_DATABASE_URL: this.database.url } : {}),
       ...this.env,
@@ -65,7 +68,7 @@ export class TestHub {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub,git,ssh"], {
+    const child = spawn(process.execPath, [HUBD, "serve"], {
       env: this.processEnv(),
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -87,7 +90,7 @@ export class TestHub {
             typeof entry.surface === "string"
           ) {
             listening.set(entry.surface, entry.url);
-            if (listening.size === 3) resolve();
+            if (listening.size === 4) resolve();
           }
         }
       };
@@ -100,6 +103,7 @@ export class TestHub {
     this.url = listening.get("hub") ?? "";
     this.gitUrl = listening.get("git") ?? "";
     this.sshUrl = listening.get("ssh") ?? "";
+    this.routerUrl = listening.get("router") ?? "";
   }
 
   /** Runs an admin command against this deployment's database. */
@@ -225,8 +229,8 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
   const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
   const database = sharing?.database ?? (await createTestDatabase(dialect));
-  const [hubPort = 0, gitPort = 0, sshPort = 0] = await freePorts(3);
-  const ports = { hub: hubPort, git: gitPort, ssh: sshPort };
+  const [hubPort = 0, gitPort = 0, sshPort = 0, routerPort = 0] = await freePorts(4);
+  const ports = { hub: hubPort, git: gitPort, ssh: sshPort, router: routerPort };
   const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
   await hub.start();
   return hub;

@@ -49,6 +49,17 @@ export interface SshServerDeps {
   logger: FastifyBaseLogger;
 }
 
+/**
+ * ssh2's generator drops a leading zero byte of the public key now and then
+ * (about 1 in 300 keys) and then cannot read its own key back; make another.
+ */
+function generateHostKey(): string {
+  for (;;) {
+    const { private: key } = utils.generateKeyPairSync("ed25519");
+    if (!(utils.parseKey(key) instanceof Error)) return key;
+  }
+}
+
 /** The host key, made on first start and kept in the data dir, readable by the hub alone. */
 async function hostKey(dataDir: string): Promise<string> {
   const file = path.join(dataDir, "secrets", "ssh_host_ed25519_key");
@@ -56,8 +67,7 @@ async function hostKey(dataDir: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const { private: key } = utils.generateKeyPairSync("ed25519");
-    await writeFile(file, key, { mode: 0o600, flag: "wx" }).catch(() => {});
+    await writeFile(file, generateHostKey(), { mode: 0o600, flag: "wx" }).catch(() => {});
     await chmod(file, 0o600);
     return readFile(file, "utf8");
   }

@@ -1,0 +1,110 @@
+import type { IncomingMessage } from "node:http";
+import type { BillingContext } from "../areas/inference/inference.service.js";
+import type { SettingsOwner } from "../auth/authorize.js";
+import type { Principal } from "../auth/credential.js";
+import { HubError } from "../errors.js";
+import { parseModel, rankCandidates, type Candidate, type RouteDecision } from "./candidates.js";
+import type { RouterDeps, BillingMode } from "./router-server.js";
+import type { Task } from "./providers-file.js";
+import { sessionIdOf } from "./session-affinity.js";
+
+/** The account or organization a request is billed to. */
+export type BillOwner = SettingsOwner;
+
+/** One provider to try, with the key it is called with and how it is paid. */
+export interface Attempt {
+  candidate: Candidate;
+  billing: "routed" | "byok";
+  apiKey: string;
+}
+
+/** Everything decided before dispatch: who pays, which providers in which order, and why. */
+export interface Route {
+  owner: BillOwner;
+  attempts: Attempt[];
+  decision: RouteDecision;
+  /** The conversation's affinity key, when the request names a session. */
+  sessionKey: string | null;
+}
+
+/** Why routed billing is refused for this owner right now, or null when it may spend. */
+function routedRefusal(context: BillingContext): HubError | null {
+  if (context.restricted) {
+    return new HubError(
+      402,
+      "account_restricted",
+      "Routed inference is restricted for this billing owner; ask the operator, or use byok billing with your own provider key.",
+    );
+  }
+  if (context.monthlyLimitNanos !== null && context.periodSpendNanos >= context.monthlyLimitNanos) {
+    return new HubError(
+      402,
+      "monthly_limit_reached",
+      "The monthly hard limit of this billing owner is reached; raise it in the inference preferences or wait for next month.",
+    );
+  }
+  if (context.balanceNanos <= 0) {
+    return new HubError(
+      402,
+      "insufficient_credit",
+      "The billing owner has no credit left for routed inference; add credit, bill another owner, or use byok billing.",
+    );
+  }
+  return null;
+}
+
+const isFree = (c: Candidate) => c.mapping.pricing.input === 0 && c.mapping.pricing.output === 0;
+
+/**
+ * Decides the route of one request: validates the model, ranks its
+ * candidates under the owner's preferences and the policy, and pairs each
+ * with a key under the billing mode (byok: the owner's saved key; routed: the
+ * hub's key, if the owner may spend; auto: byok where a key is saved).
+ */
+export async function chooseRoute(input: {
+  deps: RouterDeps;
+  req: IncomingMessage;
+  body: Record<string, unknown>;
+  task: Task;
+  mode: BillingMode;
+  principal: Principal;
+  owner: BillOwner;
+}): Promise<Route> {
+  const { deps, task, mode, owner } = input;
+  const requested = parseModel(input.body.model);
+  const candidates = deps.catalog.candidates(requested, task);
+  const context = await deps.inference.billingContext(owner.id);
+  const sessionId = task === "embeddings" ? null : sessionIdOf(input.req.headers, input.body);
+  const sessionKey = sessionId === null ? null : `${owner.id}\u0000${requested.id}\u0000${sessionId}`;
+  const { ordered, decision } = rankCandidates({
+    candidates,
+    requested,
+    task,
+    preferences: context.preferences,
+    stats: deps.stats,
+    affinityProvider: sessionKey === null ? null : deps.affinity.providerOf(sessionKey),
+  });
+
+  const refusal = routedRefusal(context);
+  const attempts: Attempt[] = [];
+  for (const candidate of ordered) {
+    const sealed = context.sealedKeys.get(candidate.provider.slug);
+    if (sealed !== undefined && mode !== "routed") {
+      attempts.push({ candidate, billing: "byok", apiKey: deps.inference.openKey(sealed) });
+    } else if (mode !== "byok" && (refusal === null || isFree(candidate))) {
+      attempts.push({ candidate, billing: "routed", apiKey: candidate.provider.apiKey });
+    }
+  }
+  if (attempts.length === 0) {
+    if (mode === "byok") {
+      const slugs = ordered.map((c) => c.provider.slug).join(", ");
+      throw new HubError(
+        409,
+        "provider_key_missing",
+        `No provider key is saved for ${slugs}; save one at PUT /api/me/inference/provider-keys/{provider}, or use routed billing.`,
+      );
+    }
+    throw refusal ?? new HubError(409, "no_billing_route", "No provider can be paid for this request.");
+  }
+  return { owner, attempts, decision, sessionKey };
+}

@@ -1,0 +1,286 @@
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { FastifyBaseLogger } from "fastify";
+import type { InferenceService } from "../areas/inference/inference.service.js";
+import type { TokensService } from "../areas/tokens/tokens.service.js";
+import type { Authorize } from "../auth/authorizer.js";
+import type { Principal } from "../auth/credential.js";
+import type { RouterConfig } from "../config.js";
+import { HubError, badRequest, renderRouterError } from "../errors.js";
+import { listCatalog } from "./catalog-listing.js";
+import type { Catalog } from "./candidates.js";
+import { chooseRoute, type BillOwner } from "./billing.js";
+import { dispatch } from "./dispatch.js";
+import type { LiveStats } from "./live-stats.js";
+import type { ProviderAdapter } from "./providers/provider-adapter.js";
+import type { Task } from "./providers-file.js";
+import type { SessionAffinity } from "./session-affinity.js";
+
+export interface RouterDeps {
+  config: RouterConfig;
+  logger: FastifyBaseLogger;
+  tokens: TokensService;
+  authorize: Authorize;
+  inference: InferenceService;
+  catalog: Catalog;
+  stats: LiveStats;
+  affinity: SessionAffinity;
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  startedAt: number;
+}
+
+const TASK_PATHS: Record<string, Task> = {
+  "/v1/chat/completions": "chat",
+  "/v1/responses": "responses",
+  "/v1/embeddings": "embeddings",
+};
+
+const EXPOSED_HEADERS = "Inference-Id, X-Service-Provider, X-Service-Route, Retry-After";
+const BILLING_MODES = ["auto", "routed", "byok"] as const;
+export type BillingMode = (typeof BILLING_MODES)[number];
+
+function invalidApiKey(message: string): HubError {
+  return new HubError(401, "invalid_api_key", message, undefined, {
+    "www-authenticate": 'Bearer realm="router"',
+  });
+}
+
+function sha256(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/** Writes a Router-generated failure as the OpenAI error object, with the headers every response carries. */
+export function sendRouterError(res: ServerResponse, error: HubError): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify(renderRouterError(error));
+  res.writeHead(error.status, {
+    ...error.headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/**
+ * Reads a JSON object body while it streams in, refusing it with 413 as soon
+ * as it passes the limit rather than after buffering it.
+ */
+async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const tooLarge = () =>
+    new HubError(413, "request_too_large", `The body is larger than ${limit} bytes; send a smaller request.`);
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(req.headers["content-type"] ?? "")) {
+    throw badRequest("invalid_json", "Send a JSON object with Content-Type: application/json.");
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+  } catch {
+    throw badRequest("invalid_json", "The body is not valid JSON; send a JSON object.");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest("invalid_json", "The body must be a JSON object.");
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The inference Router: an OpenAI-compatible HTTP surface on its own listener
+ * (https://platform.openai.com/docs/api-reference). Built on node:http rather
+ * than the Hub's framework because every microsecond here is added to every
+ * model call; it shares the Hub's tokens, authorization and stores.
+ */
+export function createRouterServer(deps: RouterDeps) {
+  const { config, logger, catalog } = deps;
+  const providerKeyDigests = config.providers.map((p) => sha256(p.apiKey));
+
+  async function authenticate(req: IncomingMessage): Promise<Principal> {
+    const header = req.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) {
+      throw invalidApiKey(
+        "Send a hub access token with the inference:run scope as Authorization: Bearer <token>.",
+      );
+    }
+    const secret = match[1];
+    const digest = sha256(secret);
+    if (providerKeyDigests.some((known) => timingSafeEqual(known, digest))) {
+      throw invalidApiKey("That is a provider credential, not a hub token; send your hub access token.");
+    }
+    const principal = await deps.tokens.resolve(secret);
+    if (!principal) {
+      throw invalidApiKey(
+        "The token is invalid, revoked or expired; create a token with the inference:run scope.",
+      );
+    }
+    return principal;
+  }
+
+  /** The account or organization the request bills, checked through the one authorization function. */
+  async function billOwnerOf(req: IncomingMessage, principal: Principal): Promise<BillOwner> {
+    const header = req.headers["x-service-bill-to"];
+    const credential = principal.credential;
+    const boundary = credential.type === "access_token" ? credential.organizationId : null;
+    if (header === undefined && boundary === null) {
+      await authorizeInference(principal, { type: "account", userId: principal.userId });
+      return { type: "user", id: principal.userId, handle: principal.handle };
+    }
+    const org =
+      header !== undefined
+        ? await deps.inference.organization({ handle: String(header).trim().toLowerCase() })
+        : await deps.inference.organization({ id: boundary ?? "" });
+    if (!org) {
+      throw badRequest(
+        "invalid_bill_to",
+        `X-Service-Bill-To names no organization ("${String(header)}"); use an organization handle.`,
+      );
+    }
+    await authorizeInference(principal, { type: "organization", id: org.id, handle: org.handle });
+    if (org.plan !== "team" && org.plan !== "enterprise") {
+      throw new HubError(
+        403,
+        "bill_to_not_allowed",
+        `${org.handle} is on the ${org.plan} plan; only team and enterprise organizations can be billed for inference.`,
+      );
+    }
+    return { type: "org", id: org.id, handle: org.handle };
+  }
+
+  async function authorizeInference(principal: Principal, resource: Parameters<Authorize>[2]): Promise<void> {
+    try {
+      await deps.authorize(principal, "inference:run", resource);
+    } catch (err) {
+      if (err instanceof HubError && err.code === "insufficient_scope") {
+        throw invalidApiKey("This token lacks the inference:run scope; create a token that has it.");
+      }
+      throw err;
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, inferenceId: string): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (req.method === "GET" && path === "/health") {
+      res.writeHead(204).end();
+      return;
+    }
+    if (req.method === "GET" && path === "/v1/models") {
+      const principal = await authenticate(req);
+      await billOwnerOf(req, principal);
+      const body = JSON.stringify(listCatalog(catalog, deps.stats, deps.startedAt));
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    const task = req.method === "POST" ? TASK_PATHS[path] : undefined;
+    if (!task) {
+      throw new HubError(
+        404,
+        "unknown_url",
+        `${req.method} ${path} is not a Router operation; use POST /v1/chat/completions, /v1/responses or /v1/embeddings, or GET /v1/models.`,
+      );
+    }
+    const principal = await authenticate(req);
+    const body = await readJsonBody(req, config.bodyLimitBytes);
+    const modeHeader = String(req.headers["x-service-inference-billing"] ?? "auto").toLowerCase();
+    const mode = BILLING_MODES.find((m) => m === modeHeader);
+    if (!mode) {
+      throw badRequest("invalid_billing_mode", "X-Service-Inference-Billing must be auto, routed or byok.");
+    }
+    const stream = body.stream === true;
+    if (body.stream !== undefined && typeof body.stream !== "boolean") {
+      throw badRequest("invalid_request", "`stream` must be true or false.", "stream");
+    }
+    if (stream && task === "embeddings") {
+      throw badRequest("invalid_request", "Embeddings never stream; drop `stream`.", "stream");
+    }
+    const route = await chooseRoute({
+      deps,
+      req,
+      body,
+      task,
+      mode,
+      principal,
+      owner: await billOwnerOf(req, principal),
+    });
+    await dispatch({ deps, res, inferenceId, body, task, stream, principal, route });
+  }
+
+  const server = http.createServer((req, res) => {
+    const inferenceId = `inf_${randomUUID()}`;
+    const started = performance.now();
+    res.setHeader("inference-id", inferenceId);
+    res.setHeader("cache-control", "no-store");
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("access-control-allow-origin", "*");
+    res.setHeader("access-control-expose-headers", EXPOSED_HEADERS);
+    res.once("finish", () =>
+      logger.info(
+        {
+          inferenceId,
+          method: req.method,
+          path: (req.url ?? "").split("?")[0],
+          status: res.statusCode,
+          provider: res.getHeader("x-service-provider"),
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        "router request",
+      ),
+    );
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-headers":
+          req.headers["access-control-request-headers"] ?? "authorization, content-type",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
+    }
+    handle(req, res, inferenceId).catch((err: unknown) => {
+      const error =
+        err instanceof HubError
+          ? err
+          : new HubError(
+              502,
+              "router_error",
+              "The Router failed to handle this request; retry with backoff.",
+            );
+      if (!(err instanceof HubError)) logger.error({ err, inferenceId }, "router request failed");
+      if (error.status === 413) {
+        // The rest of an oversized body is read and dropped, never kept, so the client sees the answer
+        // rather than a reset; the connection closes after it.
+        res.setHeader("connection", "close");
+        req.resume();
+        setTimeout(() => req.socket.destroy(), 10_000).unref();
+      }
+      sendRouterError(res, error);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    async listen(host: string, port: number): Promise<string> {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve());
+      });
+      const address = server.address();
+      const bound = typeof address === "object" && address ? address.port : port;
+      return `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+    },
+    async close(): Promise<void> {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await Promise.all([...deps.adapters.values()].map((adapter) => adapter.close()));
+    },
+  };
+}
