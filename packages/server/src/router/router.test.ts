@@ -503,3 +503,53 @@ describe("the error table", () => {
     expect(health.headers.get("inference-id")).toMatch(/^inf_/);
   });
 });
+
+describe("cooldown", () => {
+  let cooling: TestHub;
+  let coolingToken: string;
+
+  beforeAll(async () => {
+    cooling = await startHub({
+      env: {
+        HUB_PROVIDERS: providersFile(),
+        ALPHA_KEY: "sk-alpha-hub-key",
+        HUB_ROUTER_FAILURES_BEFORE_COOLDOWN: "2",
+        HUB_ROUTER_COOLDOWN_MS: "60000",
+      },
+    });
+    await cooling.createUser("cal");
+    coolingToken = await cooling.createToken("cal", ["--role", "write"]);
+    expect((await cooling.cli(["credit", "add", "cal", "5"])).code).toBe(0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await cooling?.stop();
+  });
+
+  it("rests a provider that keeps failing: it moves behind healthy ones and shows as cooling down", async () => {
+    beta.behavior = { kind: "status", status: 500 };
+    const pinned = () =>
+      fetch(`${cooling.routerUrl}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${coolingToken}`, "content-type": "application/json" },
+        body: JSON.stringify(chat("acme/chat-1:beta")),
+      });
+    expect((await pinned()).status).toBe(502);
+    expect((await pinned()).status).toBe(502);
+    const catalog = (await (await cooling.request("/api/inference/providers/beta/models")).json()) as {
+      data: Array<{ providers: Array<{ status: string }> }>;
+    };
+    expect(catalog.data[0]?.providers[0]?.status).toBe("cooling_down");
+    beta.behavior = { kind: "ok" };
+    beta.requests.length = 0;
+    const cheapest = await new OpenAI({
+      apiKey: coolingToken,
+      baseURL: `${cooling.routerUrl}/v1`,
+      maxRetries: 0,
+    }).chat.completions
+      .create(chat("acme/chat-1:cheapest"))
+      .withResponse();
+    expect(cheapest.response.headers.get("x-service-provider")).toBe("alpha");
+    expect(beta.requests).toHaveLength(0);
+  });
+});
