@@ -47,6 +47,7 @@ export const ProviderKey = Type.Object(
 export type ProviderKey = Static<typeof ProviderKey>;
 
 export const ProviderKeyList = Type.Object({ keys: Type.Array(ProviderKey) }, { title: "ProviderKeyList" });
+export type ProviderKeyList = Static<typeof ProviderKeyList>;
 
 export const SaveProviderKey = Type.Object(
   { key: Type.String({ minLength: 8, maxLength: 4096, description: "The provider API key (BYOK)." }) },

@@ -76,12 +76,13 @@ describe.each(DIALECTS)("Router billing and its control plane on %s", (dialect) 
     expect((await hub.cli(["org", "create", "freeco", "--owner", "ann"])).code).toBe(0);
     expect((await hub.cli(["org", "add-member", "teamco", "rita", "--role", "read"])).code).toBe(0);
     expect((await hub.cli(["org", "add-member", "teamco", "bob", "--role", "contributor"])).code).toBe(0);
-    for (const [handle, usd] of [
+    const grants: Array<[string, string]> = [
       ["ann", "0.03"],
       ["carl", "1"],
       ["dan", "1"],
       ["teamco", "1"],
-    ]) {
+    ];
+    for (const [handle, usd] of grants) {
       expect((await hub.cli(["credit", "add", handle, usd])).code).toBe(0);
     }
   }, 60_000);

@@ -504,7 +504,7 @@ describe("the error table", () => {
   });
 });
 
-describe("cooldown", () => {
+describe("cooldown and the response limit", () => {
   let cooling: TestHub;
   let coolingToken: string;
 
@@ -515,6 +515,7 @@ describe("cooldown", () => {
         ALPHA_KEY: "sk-alpha-hub-key",
         HUB_ROUTER_FAILURES_BEFORE_COOLDOWN: "2",
         HUB_ROUTER_COOLDOWN_MS: "60000",
+        HUB_ROUTER_MAX_RESPONSE: "2048",
       },
     });
     await cooling.createUser("cal");
@@ -551,5 +552,17 @@ describe("cooldown", () => {
       .withResponse();
     expect(cheapest.response.headers.get("x-service-provider")).toBe("alpha");
     expect(beta.requests).toHaveLength(0);
+  });
+
+  it("refuses a non-streaming response over the buffered limit as a failed candidate", async () => {
+    gamma.behavior = { kind: "status", status: 200, body: JSON.stringify({ padding: "x".repeat(4096) }) };
+    const response = await fetch(`${cooling.routerUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${coolingToken}`, "content-type": "application/json" },
+      body: JSON.stringify(chat("acme/chat-1:gamma")),
+    });
+    expect(response.status).toBe(502);
+    const error = ((await response.json()) as { error: { message: string } }).error;
+    expect(error.message).toContain("larger than 2048 bytes");
   });
 });
