@@ -120,28 +120,32 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
       });
       expect(response.status).toBe(201);
     }
-    for (const actor of ["alice", "adm", "wri", "con", "rea", "out"] as Actor[]) {
-      for (const credential of CREDENTIALS) {
-        if (credential.membersOnly && !ORG_ROLE[actor]) continue;
-        const token = await hub.createToken(actor, credential.args);
-        if (credential.invalid === "revoked") {
-          const me = (await (await hub.request("/api/me", { token })).json()) as {
-            auth: { tokenId: string };
-          };
-          expect(
-            (await hub.request(`/api/me/tokens/${me.auth.tokenId}`, { method: "DELETE", token })).status,
-          ).toBe(204);
+    // One admin CLI process per token: the actors mint theirs side by side.
+    const actors = ["alice", "adm", "wri", "con", "rea", "out"] as Actor[];
+    await Promise.all(
+      actors.map(async (actor) => {
+        for (const credential of CREDENTIALS) {
+          if (credential.membersOnly && !ORG_ROLE[actor]) continue;
+          const token = await hub.createToken(actor, credential.args);
+          if (credential.invalid === "revoked") {
+            const me = (await (await hub.request("/api/me", { token })).json()) as {
+              auth: { tokenId: string };
+            };
+            expect(
+              (await hub.request(`/api/me/tokens/${me.auth.tokenId}`, { method: "DELETE", token })).status,
+            ).toBe(204);
+          }
+          tokens.set(`${actor}/${credential.name}`, token);
         }
-        tokens.set(`${actor}/${credential.name}`, token);
-      }
-    }
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1200)); // let the expiring tokens expire
     await git(["init", "-q", "local"], work);
     writeFileSync(path.join(work, "local", "probe.txt"), "probe");
     await git(["add", "probe.txt"], path.join(work, "local"));
     await git(["commit", "-qm", "probe"], path.join(work, "local"));
     commit = (await git(["rev-parse", "HEAD"], path.join(work, "local"))).stdout.trim();
-  });
+  }, 180_000);
   afterAll(async () => {
     await hub?.stop();
     rmSync(work, { recursive: true, force: true });

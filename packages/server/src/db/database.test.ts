@@ -29,6 +29,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0004-repo-redirects",
         "0005-lfs-locks",
         "0006-account-keys",
+        "0007-inference",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
