@@ -25,21 +25,27 @@ const SSH_ALGORITHMS = new Set([
 
 const refuse = (message: string) => badRequest("invalid_key", message, "key");
 
-/** Reads the length-prefixed fields of an SSH wire-format key blob (RFC 4253 §6.6). */
-function sshFields(blob: Buffer): Buffer[] {
+/**
+ * Reads the length-prefixed strings an SSH wire-format blob is made of (RFC 4253 §5, §6.6);
+ * null when the blob is truncated.
+ */
+export function sshFields(blob: Buffer): Buffer[] | null {
   const fields: Buffer[] = [];
   let offset = 0;
   while (offset < blob.length) {
-    if (offset + 4 > blob.length)
-      throw refuse("The key is truncated; paste the whole line of the .pub file.");
+    if (offset + 4 > blob.length) return null;
     const length = blob.readUInt32BE(offset);
     offset += 4;
-    if (offset + length > blob.length)
-      throw refuse("The key is truncated; paste the whole line of the .pub file.");
+    if (offset + length > blob.length) return null;
     fields.push(blob.subarray(offset, offset + length));
     offset += length;
   }
   return fields;
+}
+
+/** An SSH key's fingerprint as `ssh-keygen -l` prints it: `SHA256:` and the unpadded base64 digest of its blob. */
+export function sshFingerprint(blob: Buffer): string {
+  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
 
 /** The bit length of an SSH mpint (a big-endian two's-complement integer). */
@@ -65,6 +71,7 @@ function parseSshKey(text: string): ParsedPublicKey {
     throw refuse("The key's base64 part is damaged; paste the whole line of the .pub file.");
   const blob = Buffer.from(encoded, "base64");
   const fields = sshFields(blob);
+  if (!fields) throw refuse("The key is truncated; paste the whole line of the .pub file.");
   if (fields[0]?.toString("latin1") !== algorithm)
     throw refuse("The key's type does not match its content; paste the whole line of the .pub file.");
   if (algorithm === "ssh-ed25519" && (fields.length !== 2 || fields[1]?.length !== 32)) {
@@ -82,7 +89,7 @@ function parseSshKey(text: string): ParsedPublicKey {
   return {
     type: "ssh",
     algorithm,
-    fingerprint: `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`,
+    fingerprint: sshFingerprint(blob),
     publicKey: `${algorithm} ${encoded}`,
     emails: [],
   };
