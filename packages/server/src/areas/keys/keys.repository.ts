@@ -5,6 +5,12 @@ import type { AccountKeyRow } from "../../db/schema.js";
 export const keysRepository = {
   insert: (db: DbOrTx, row: AccountKeyRow) => db.insertInto("account_keys").values(row).execute(),
 
+  insertGpgKeyIds: (db: DbOrTx, accountKeyId: string, keyIds: string[]) =>
+    db
+      .insertInto("gpg_key_ids")
+      .values(keyIds.map((keyId) => ({ key_id: keyId, account_key_id: accountKeyId })))
+      .execute(),
+
   listForUser: (db: DbOrTx, userId: string) =>
     db
       .selectFrom("account_keys")

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readKey } from "openpgp";
+import { readKey, type Key, type KeyID } from "openpgp";
 import { badRequest } from "../../errors.js";
 
 /** A public key as the hub stores it: its kind, algorithm, fingerprint and canonical text. */
@@ -10,6 +10,8 @@ export interface ParsedPublicKey {
   publicKey: string;
   /** For GPG keys, the email addresses of their user ids. */
   emails: string[];
+  /** For GPG keys, the ids of the primary key and its subkeys. */
+  keyIds: string[];
 }
 
 const MIN_RSA_BITS = 2048;
@@ -92,7 +94,16 @@ function parseSshKey(text: string): ParsedPublicKey {
     fingerprint: sshFingerprint(blob),
     publicKey: `${algorithm} ${encoded}`,
     emails: [],
+    keyIds: [],
   };
+}
+
+/** An OpenPGP key id as the hub stores it: 16 upper-case hex digits. */
+export const keyIdHex = (id: KeyID) => id.toHex().toUpperCase();
+
+/** The ids of an OpenPGP key's primary key and subkeys, by which signatures name their signer. */
+export function gpgKeyIds(key: Key): string[] {
+  return [...new Set(key.getKeyIDs().map(keyIdHex))];
 }
 
 async function parseGpgKey(text: string): Promise<ParsedPublicKey> {
@@ -113,6 +124,7 @@ async function parseGpgKey(text: string): Promise<ParsedPublicKey> {
     fingerprint: key.getFingerprint().toUpperCase(),
     publicKey: key.armor(),
     emails,
+    keyIds: gpgKeyIds(key),
   };
 }
 

@@ -5,6 +5,7 @@ import { lfs } from "./0003-lfs.js";
 import { repoRedirects } from "./0004-repo-redirects.js";
 import { lfsLocks } from "./0005-lfs-locks.js";
 import { accountKeys } from "./0006-account-keys.js";
+import { gpgKeyIdsTable } from "./0007-gpg-key-ids.js";
 
 /** Every migration in order; the keys sort in the order they must run. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004-repo-redirects": repoRedirects,
   "0005-lfs-locks": lfsLocks,
   "0006-account-keys": accountKeys,
+  "0007-gpg-key-ids": gpgKeyIdsTable,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
