@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { AccountKey } from "./keys.js";
 
 /** The kinds of repository the hub hosts. */
 export const REPO_TYPES = ["model", "dataset", "space", "mcp"] as const;
@@ -104,3 +105,55 @@ export type RepoInfo = Static<typeof RepoInfo>;
 
 export const RepoPathParams = Type.Object({ owner: Type.String(), name: Type.String() });
 export type RepoPathParams = Static<typeof RepoPathParams>;
+
+/**
+ * Whether a commit's signature is trusted: `verified` when it validates with a
+ * registered key of an account and the commit's author email is that
+ * account's verified email; `unverified` with the reason otherwise.
+ */
+export const CommitSignature = Type.Object(
+  {
+    state: Type.Union([Type.Literal("verified"), Type.Literal("unverified"), Type.Literal("unsigned")]),
+    reason: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal("bad_signature"),
+          Type.Literal("unknown_key"),
+          Type.Literal("email_mismatch"),
+          Type.Literal("unsupported_signature"),
+        ],
+        {
+          description:
+            "Why a signed commit is unverified: the signature does not validate, no registered key made it, the author email is not the key owner's verified email, or the hub cannot check this kind of signature (X.509, SSH security keys).",
+        },
+      ),
+    ),
+    key: Type.Optional(
+      Type.Object(
+        {
+          id: AccountKey.properties.id,
+          type: AccountKey.properties.type,
+          fingerprint: AccountKey.properties.fingerprint,
+          user: Type.String({ description: "The account the key belongs to." }),
+        },
+        { description: "The registered key that made the signature, when there is one." },
+      ),
+    ),
+  },
+  { title: "CommitSignature" },
+);
+export type CommitSignature = Static<typeof CommitSignature>;
+
+/** One commit, as the history (in the shape the Hugging Face clients read) and commit info show it. */
+export const CommitItem = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    message: Type.String(),
+    date: Type.String({ format: "date-time" }),
+    authors: Type.Array(Type.Object({ user: Type.String() })),
+    signature: CommitSignature,
+  },
+  { title: "CommitItem" },
+);
+export type CommitItem = Static<typeof CommitItem>;

@@ -8,6 +8,7 @@ import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
 import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
@@ -74,7 +75,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
-  const refs = createRefsService({ db, files, repoFiles });
+  const refs = createRefsService({ db, files, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
     clock: Date.now,

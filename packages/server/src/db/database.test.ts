@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sql } from "kysely";
+import { Migrator, sql } from "kysely";
+import { generateKey, readKey } from "openpgp";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, DIALECTS } from "../test-support/databases.js";
 import { runHubd } from "../test-support/hub-process.js";
 import type { DatabaseConfig } from "../config.js";
 import { migrateToLatest, openDatabase } from "./database.js";
+import { migrationProvider } from "./migrations/index.js";
 
 describe.each(DIALECTS)("migrations on %s", (dialect) => {
   it("bring a fresh database to the newest schema, and running them again changes nothing", async () => {
@@ -30,6 +32,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0005-lfs-locks",
         "0006-account-keys",
         "0007-inference",
+        "0008-gpg-key-ids",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -45,6 +48,41 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     } finally {
       await db.destroy();
       await database.drop();
+    }
+  });
+
+  it("give GPG keys registered before signature checks the ids of their primary key and subkeys", async () => {
+    const database = await createTestDatabase(dialect);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
+    const db = openDatabase(config);
+    try {
+      await new Migrator({ db, provider: migrationProvider }).migrateTo("0006-account-keys");
+      const { publicKey } = await generateKey({
+        userIDs: [{ email: "alice@example.com" }],
+        subkeys: [{}, { sign: true }],
+        format: "armored",
+      });
+      const at = new Date().toISOString();
+      await sql`insert into users (id, handle, email, fullname, created_at) values ('u1', 'alice', 'alice@example.com', 'Alice', ${at})`.execute(
+        db,
+      );
+      await sql`insert into account_keys (id, user_id, title, type, algorithm, fingerprint, public_key, created_at) values ('k1', 'u1', 'laptop', 'gpg', 'eddsa', 'F', ${publicKey}, ${at})`.execute(
+        db,
+      );
+      await migrateToLatest(db, config);
+      const ids = await db.selectFrom("gpg_key_ids").selectAll().orderBy("key_id").execute();
+      const expected = (await readKey({ armoredKey: publicKey }))
+        .getKeyIDs()
+        .map((id) => id.toHex().toUpperCase());
+      expect(expected).toHaveLength(3);
+      expect(ids).toEqual(expected.sort().map((keyId) => ({ key_id: keyId, account_key_id: "k1" })));
+    } finally {
+      await db.destroy();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

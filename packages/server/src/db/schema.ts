@@ -77,6 +77,12 @@ export interface AccountKeyRow {
   last_used_at: string | null;
 }
 
+/** One key id (of the primary key or a subkey) of a registered GPG key. */
+export interface GpgKeyIdRow {
+  key_id: string;
+  account_key_id: string;
+}
+
 export interface AccessTokenRow {
   id: string;
   user_id: string;
@@ -163,6 +169,7 @@ export interface Database {
   repo_redirects: RepoRedirectRow;
   lfs_locks: LfsLockRow;
   account_keys: AccountKeyRow;
+  gpg_key_ids: GpgKeyIdRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
   inference_owners: InferenceOwnerRow;

@@ -28,6 +28,15 @@ export class MissingEntryError extends Error {
   }
 }
 
+/** A commit as the history lists it. */
+export interface LogEntry {
+  id: string;
+  authorName: string;
+  authorEmail: string;
+  date: string;
+  message: string;
+}
+
 const ZERO_OID = "0".repeat(40);
 
 /** The caller as git's author and committer. */
@@ -46,27 +55,28 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
   const git = (id: string, args: string[], input?: string | Buffer, env?: Record<string, string>) =>
     runGit(args, { cwd: storage.pathOf(id), input, env });
 
-  /** Blob contents by id, in one git process. */
-  async function readBlobs(id: string, oids: string[]): Promise<Map<string, Buffer>> {
+  /** Raw object contents (blobs, commits) by id, in one git process. */
+  async function readObjects(id: string, oids: string[]): Promise<Map<string, Buffer>> {
+    if (oids.length === 0) return new Map();
     const out = await git(id, ["cat-file", "--batch"], oids.join("\n") + "\n");
-    const blobs = new Map<string, Buffer>();
+    const objects = new Map<string, Buffer>();
     let offset = 0;
     for (const oid of oids) {
       const newline = out.indexOf(10, offset);
       const [, , size] = out.subarray(offset, newline).toString().split(" ");
       const start = newline + 1;
       const end = start + Number(size);
-      blobs.set(oid, out.subarray(start, end));
+      objects.set(oid, out.subarray(start, end));
       offset = end + 1;
     }
-    return blobs;
+    return objects;
   }
 
   /** Adds the LFS object each small blob points to, if it is a pointer. */
   async function withLfs(id: string, entries: TreeEntry[]): Promise<TreeEntry[]> {
     const small = entries.filter((e) => e.type === "file" && e.size <= MAX_POINTER_SIZE).map((e) => e.oid);
     if (small.length === 0) return entries;
-    const blobs = await readBlobs(id, [...new Set(small)]);
+    const blobs = await readObjects(id, [...new Set(small)]);
     return entries.map((entry) => {
       const pointer =
         entry.type === "file" && entry.size <= MAX_POINTER_SIZE
@@ -80,6 +90,27 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
           }
         : entry;
     });
+  }
+
+  /** Commits of the history of a commit, newest first, without counting them all. */
+  async function logEntries(id: string, commit: string, skip: number, limit: number): Promise<LogEntry[]> {
+    const out = await git(id, [
+      "log",
+      "-z",
+      `--skip=${skip}`,
+      `-n${limit}`,
+      "--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%B",
+      "--end-of-options",
+      commit,
+    ]);
+    return out
+      .toString("utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((record) => {
+        const [sha = "", name = "", email = "", date = "", message = ""] = record.split("\x1f");
+        return { id: sha, authorName: name, authorEmail: email, date, message: message.trimEnd() };
+      });
   }
 
   function parseLsTree(out: Buffer, prefix: string): TreeEntry[] {
@@ -208,32 +239,21 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
 
     /** A page of the history of a commit, newest first, and how many commits it has in all. */
     async log(id: string, commit: string, skip: number, limit: number) {
-      const [countOut, logOut] = await Promise.all([
+      const [countOut, commits] = await Promise.all([
         git(id, ["rev-list", "--count", "--end-of-options", commit]),
-        git(id, [
-          "log",
-          "-z",
-          `--skip=${skip}`,
-          `-n${limit}`,
-          "--format=%H%x1f%an%x1f%ae%x1f%aI%x1f%B",
-          "--end-of-options",
-          commit,
-        ]),
+        logEntries(id, commit, skip, limit),
       ]);
-      const commits = logOut
-        .toString("utf8")
-        .split("\0")
-        .filter(Boolean)
-        .map((record) => {
-          const [sha = "", name = "", email = "", date = "", message = ""] = record.split("\x1f");
-          return { id: sha, authorName: name, authorEmail: email, date, message: message.trimEnd() };
-        });
       return { total: Number(countOut.toString().trim()), commits };
     },
 
+    logEntries,
+
+    /** Raw commit objects by id, in one git process: what signature checks read. */
+    rawCommits: (id: string, commits: string[]) => readObjects(id, commits),
+
     /** The content of a blob. */
     async readBlob(id: string, oid: string): Promise<Buffer> {
-      return (await readBlobs(id, [oid])).get(oid) ?? Buffer.alloc(0);
+      return (await readObjects(id, [oid])).get(oid) ?? Buffer.alloc(0);
     },
 
     /**

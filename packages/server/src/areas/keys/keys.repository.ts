@@ -1,9 +1,26 @@
 import type { DbOrTx } from "../../db/database.js";
 import type { AccountKeyRow } from "../../db/schema.js";
 
+/** What judging a commit signature needs of a registered key: the key and its account's email. */
+const SIGNING_KEY_COLUMNS = [
+  "account_keys.id",
+  "account_keys.type",
+  "account_keys.fingerprint",
+  "account_keys.public_key",
+  "users.handle",
+  "users.email",
+  "users.email_verified",
+] as const;
+
 /** SQL for the public keys of accounts. */
 export const keysRepository = {
   insert: (db: DbOrTx, row: AccountKeyRow) => db.insertInto("account_keys").values(row).execute(),
+
+  insertGpgKeyIds: (db: DbOrTx, accountKeyId: string, keyIds: string[]) =>
+    db
+      .insertInto("gpg_key_ids")
+      .values(keyIds.map((keyId) => ({ key_id: keyId, account_key_id: accountKeyId })))
+      .execute(),
 
   listForUser: (db: DbOrTx, userId: string) =>
     db
@@ -41,6 +58,27 @@ export const keysRepository = {
         "fingerprint" in by ? by.fingerprint : by.id,
       )
       .executeTakeFirst(),
+
+  /** The SSH key with this fingerprint, with its account. */
+  findSshSigningKey: (db: DbOrTx, fingerprint: string) =>
+    db
+      .selectFrom("account_keys")
+      .innerJoin("users", "users.id", "account_keys.user_id")
+      .select(SIGNING_KEY_COLUMNS)
+      .where("account_keys.type", "=", "ssh")
+      .where("account_keys.fingerprint", "=", fingerprint)
+      .executeTakeFirst(),
+
+  /** The GPG keys holding a primary key or subkey with one of these ids, with their accounts. */
+  findGpgSigningKeys: (db: DbOrTx, keyIds: string[]) =>
+    db
+      .selectFrom("gpg_key_ids")
+      .innerJoin("account_keys", "account_keys.id", "gpg_key_ids.account_key_id")
+      .innerJoin("users", "users.id", "account_keys.user_id")
+      .select(SIGNING_KEY_COLUMNS)
+      .distinct()
+      .where("gpg_key_ids.key_id", "in", keyIds)
+      .execute(),
 
   touch: (db: DbOrTx, id: string, at: string) =>
     db.updateTable("account_keys").set({ last_used_at: at }).where("id", "=", id).execute(),

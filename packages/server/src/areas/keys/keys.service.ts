@@ -62,7 +62,10 @@ export function createKeysService({ db, clock }: { db: Db; clock: () => Date }) 
         last_used_at: null,
       };
       try {
-        await keysRepository.insert(db, row);
+        await db.transaction().execute(async (tx) => {
+          await keysRepository.insert(tx, row);
+          if (parsed.keyIds.length > 0) await keysRepository.insertGpgKeyIds(tx, row.id, parsed.keyIds);
+        });
       } catch (err) {
         if (await keysRepository.findByFingerprint(db, parsed.fingerprint)) {
           throw conflict(

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readKey } from "openpgp";
+import { readKey, type Key, type KeyID } from "openpgp";
 import { badRequest } from "../../errors.js";
 
 /** A public key as the hub stores it: its kind, algorithm, fingerprint and canonical text. */
@@ -10,6 +10,8 @@ export interface ParsedPublicKey {
   publicKey: string;
   /** For GPG keys, the email addresses of their user ids. */
   emails: string[];
+  /** For GPG keys, the ids of the primary key and its subkeys. */
+  keyIds: string[];
 }
 
 const MIN_RSA_BITS = 2048;
@@ -25,21 +27,27 @@ const SSH_ALGORITHMS = new Set([
 
 const refuse = (message: string) => badRequest("invalid_key", message, "key");
 
-/** Reads the length-prefixed fields of an SSH wire-format key blob (RFC 4253 §6.6). */
-function sshFields(blob: Buffer): Buffer[] {
+/**
+ * Reads the length-prefixed strings an SSH wire-format blob is made of (RFC 4253 §5, §6.6);
+ * null when the blob is truncated.
+ */
+export function sshFields(blob: Buffer): Buffer[] | null {
   const fields: Buffer[] = [];
   let offset = 0;
   while (offset < blob.length) {
-    if (offset + 4 > blob.length)
-      throw refuse("The key is truncated; paste the whole line of the .pub file.");
+    if (offset + 4 > blob.length) return null;
     const length = blob.readUInt32BE(offset);
     offset += 4;
-    if (offset + length > blob.length)
-      throw refuse("The key is truncated; paste the whole line of the .pub file.");
+    if (offset + length > blob.length) return null;
     fields.push(blob.subarray(offset, offset + length));
     offset += length;
   }
   return fields;
+}
+
+/** An SSH key's fingerprint as `ssh-keygen -l` prints it: `SHA256:` and the unpadded base64 digest of its blob. */
+export function sshFingerprint(blob: Buffer): string {
+  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
 
 /** The bit length of an SSH mpint (a big-endian two's-complement integer). */
@@ -65,6 +73,7 @@ function parseSshKey(text: string): ParsedPublicKey {
     throw refuse("The key's base64 part is damaged; paste the whole line of the .pub file.");
   const blob = Buffer.from(encoded, "base64");
   const fields = sshFields(blob);
+  if (!fields) throw refuse("The key is truncated; paste the whole line of the .pub file.");
   if (fields[0]?.toString("latin1") !== algorithm)
     throw refuse("The key's type does not match its content; paste the whole line of the .pub file.");
   if (algorithm === "ssh-ed25519" && (fields.length !== 2 || fields[1]?.length !== 32)) {
@@ -82,10 +91,19 @@ function parseSshKey(text: string): ParsedPublicKey {
   return {
     type: "ssh",
     algorithm,
-    fingerprint: `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`,
+    fingerprint: sshFingerprint(blob),
     publicKey: `${algorithm} ${encoded}`,
     emails: [],
+    keyIds: [],
   };
+}
+
+/** An OpenPGP key id as the hub stores it: 16 upper-case hex digits. */
+export const keyIdHex = (id: KeyID) => id.toHex().toUpperCase();
+
+/** The ids of an OpenPGP key's primary key and subkeys, by which signatures name their signer. */
+export function gpgKeyIds(key: Key): string[] {
+  return [...new Set(key.getKeyIDs().map(keyIdHex))];
 }
 
 async function parseGpgKey(text: string): Promise<ParsedPublicKey> {
@@ -106,6 +124,7 @@ async function parseGpgKey(text: string): Promise<ParsedPublicKey> {
     fingerprint: key.getFingerprint().toUpperCase(),
     publicKey: key.armor(),
     emails,
+    keyIds: gpgKeyIds(key),
   };
 }
 

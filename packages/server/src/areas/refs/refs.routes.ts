@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ApiErrorRef, REPO_TYPES } from "@hub/api";
+import { ApiErrorRef, CommitItem, REPO_TYPES } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import { principalOf } from "../../http/access.js";
@@ -13,13 +13,6 @@ const Refs = Type.Object({
   tags: Type.Array(RefItem),
   converts: Type.Array(RefItem),
   pullRequests: Type.Optional(Type.Array(RefItem)),
-});
-const CommitItem = Type.Object({
-  id: Type.String(),
-  title: Type.String(),
-  message: Type.String(),
-  date: Type.String({ format: "date-time" }),
-  authors: Type.Array(Type.Object({ user: Type.String() })),
 });
 const Done = { type: "null", description: "Done." } as const;
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
@@ -160,7 +153,7 @@ export function refsRoutes({
             operationId: `refs_commits_${type}`,
             tags,
             summary:
-              "The history at a revision, newest first; X-Total-Count holds the total and Link the next page.",
+              "The history at a revision, newest first, each commit with its signature state; X-Total-Count holds the total and Link the next page.",
             querystring: Type.Object(
               {
                 limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -190,6 +183,20 @@ export function refsRoutes({
           }
           return items;
         },
+      );
+
+      app.get(
+        `${api}/commit/:rev`,
+        {
+          schema: {
+            operationId: `refs_commit_${type}`,
+            tags,
+            summary: "One commit, by any revision that names it, with its signature state.",
+            response: { 200: CommitItem, 404: ApiErrorRef },
+          },
+          config: { access: read },
+        },
+        async (request) => refs.commit(repositoryOf(request), param(request, "rev")),
       );
     }
   };

@@ -1,10 +1,13 @@
+import type { CommitItem } from "@hub/api";
 import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import { HubError, badRequest, conflict } from "../../errors.js";
 import { GitCommandError } from "../../git/git-command.js";
-import type { RepoFiles } from "../../git/repo-files.js";
+import { parseCommitObject } from "../../git/commit-object.js";
+import type { LogEntry, RepoFiles } from "../../git/repo-files.js";
 import { usersRepository } from "../account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
+import type { CommitSignatures } from "../keys/commit-signatures.js";
 import { revisionNotFound } from "../files/files.service.js";
 import type { FoundRepo } from "../repos/repos.service.js";
 
@@ -18,15 +21,6 @@ export interface RefItem {
   targetCommit: string;
 }
 
-/** One commit of a history page, as the Hugging Face clients read it. */
-export interface CommitItem {
-  id: string;
-  title: string;
-  message: string;
-  date: string;
-  authors: Array<{ user: string }>;
-}
-
 /** Identity text for git headers: no angle brackets or line breaks can reach them. */
 const clean = (text: string) => text.replace(/[<>\r\n]/g, "").trim() || "unknown";
 
@@ -35,10 +29,12 @@ export function createRefsService({
   db,
   files,
   repoFiles,
+  signatures,
 }: {
   db: Db;
   files: FilesService;
   repoFiles: RepoFiles;
+  signatures: CommitSignatures;
 }) {
   async function checkName(repo: FoundRepo, kind: "heads" | "tags", name: string): Promise<string> {
     const ref = `refs/${kind}/${name}`;
@@ -66,6 +62,25 @@ export function createRefsService({
   async function identityOf(principal: Principal) {
     const user = await usersRepository.findById(db, principal.userId);
     return { name: clean(user?.fullname ?? principal.handle), email: clean(user?.email ?? principal.handle) };
+  }
+
+  /** Log entries as the API shows them, each with its signature checked now, against the keys registered now. */
+  async function commitItems(repo: FoundRepo, entries: LogEntry[]): Promise<CommitItem[]> {
+    const raw = await repoFiles.rawCommits(
+      repo.row.id,
+      entries.map((entry) => entry.id),
+    );
+    const verify = signatures.verifier();
+    return Promise.all(
+      entries.map(async (entry) => ({
+        id: entry.id,
+        title: entry.message.split("\n")[0] ?? "",
+        message: entry.message,
+        date: new Date(entry.date).toISOString(),
+        authors: [{ user: entry.authorName }],
+        signature: await verify(parseCommitObject(raw.get(entry.id) ?? Buffer.alloc(0))),
+      })),
+    );
   }
 
   async function current(repo: FoundRepo, ref: string): Promise<string | null> {
@@ -162,14 +177,15 @@ export function createRefsService({
     async commits(repo: FoundRepo, revision: string, page: number, limit: number) {
       const commit = await files.resolve(repo, revision);
       const { total, commits } = await repoFiles.log(repo.row.id, commit, page * limit, limit);
-      const items: CommitItem[] = commits.map((c) => ({
-        id: c.id,
-        title: c.message.split("\n")[0] ?? "",
-        message: c.message,
-        date: new Date(c.date).toISOString(),
-        authors: [{ user: c.authorName }],
-      }));
-      return { total, items };
+      return { total, items: await commitItems(repo, commits) };
+    },
+
+    /** One commit, by any revision that names it. */
+    async commit(repo: FoundRepo, revision: string): Promise<CommitItem> {
+      const commit = await files.resolve(repo, revision);
+      const [item] = await commitItems(repo, await repoFiles.logEntries(repo.row.id, commit, 0, 1));
+      if (!item) throw revisionNotFound(revision, repo.fullName);
+      return item;
     },
   };
 }

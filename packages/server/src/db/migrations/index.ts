@@ -6,6 +6,7 @@ import { repoRedirects } from "./0004-repo-redirects.js";
 import { lfsLocks } from "./0005-lfs-locks.js";
 import { accountKeys } from "./0006-account-keys.js";
 import { inference } from "./0007-inference.js";
+import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
 
 /** Every migration in order; the keys sort in the order they must run. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "0005-lfs-locks": lfsLocks,
   "0006-account-keys": accountKeys,
   "0007-inference": inference,
+  "0008-gpg-key-ids": gpgKeyIdsTable,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

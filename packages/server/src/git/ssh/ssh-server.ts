@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -8,6 +7,7 @@ import type { FastifyBaseLogger } from "fastify";
 import ssh2 from "ssh2";
 import type { Connection, ServerChannel } from "ssh2";
 import type { KeysService } from "../../areas/keys/keys.service.js";
+import { sshFingerprint } from "../../areas/keys/public-keys.js";
 import { URL_PREFIX, type ReposService } from "../../areas/repos/repos.service.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
@@ -117,8 +117,7 @@ export async function createSshServer(deps: SshServerDeps) {
       client.on("authentication", (ctx) => {
         void (async () => {
           if (ctx.method !== "publickey" || ctx.username !== "git") return ctx.reject(["publickey"]);
-          const fingerprint = `SHA256:${createHash("sha256").update(ctx.key.data).digest("base64").replace(/=+$/, "")}`;
-          const found = await keys.sshPrincipal({ fingerprint });
+          const found = await keys.sshPrincipal({ fingerprint: sshFingerprint(ctx.key.data) });
           if (!found) return ctx.reject(["publickey"]);
           if (!ctx.signature || !ctx.blob) return ctx.accept(); // only a query: nothing is bound to the connection
           const stored = utils.parseKey(found.publicKey);
