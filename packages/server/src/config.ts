@@ -43,6 +43,8 @@ export interface Config {
   sshPublicUrl: string;
   /** The shared signing secret, when several machines serve one hub; otherwise one is kept in the data dir. */
   secretKey: string | null;
+  /** Open SSH connections one key may hold at once. */
+  sshMaxConnectionsPerKey: number;
   /** Largest blob a push may carry outside LFS, in bytes. */
   maxGitBlobBytes: number;
   tokenPrefix: string;
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ]),
     sshPublicUrl: publicUrl(env, "HUB_SSH_PUBLIC_URL", `ssh://git@${hostForUrl}:${ports.ssh}`, ["ssh:"]),
     secretKey: secretKey(env),
+    sshMaxConnectionsPerKey: integer(env, "HUB_SSH_MAX_CONNECTIONS_PER_KEY", 10, 1, 10_000),
     maxGitBlobBytes: integer(env, "HUB_MAX_GIT_BLOB_BYTES", 10 * 1024 * 1024, 1024, 2 ** 40),
     tokenPrefix,
     reauthWindowSeconds: integer(env, "HUB_REAUTH_WINDOW", 600, 10, 86_400),

@@ -175,6 +175,7 @@ const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>
       maxGitBlobBytes: deps.config.maxGitBlobBytes,
       gitPublicUrl: deps.config.gitPublicUrl,
       serverKey: deps.serverKey,
+      maxConnectionsPerKey: deps.config.sshMaxConnectionsPerKey,
       logger: deps.logger,
     }),
 };

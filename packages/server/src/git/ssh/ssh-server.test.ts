@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -48,7 +48,7 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   const url = (repo: string) => `${hub.sshUrl}/${repo}.git`;
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startHub({ dialect, env: { HUB_SSH_MAX_CONNECTIONS_PER_KEY: "2" } });
     work = mkdtempSync(path.join(os.tmpdir(), "hub-ssh-"));
     for (const who of ["alice", "bob", "stranger"]) {
       await hub.createUser(who);
@@ -83,6 +83,30 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   afterAll(async () => {
     await hub?.stop();
     rmSync(work, { recursive: true, force: true });
+  });
+
+  it("refuses a key that already holds its limit of connections, until one closes", async () => {
+    const { port, hostname } = new URL(hub.sshUrl);
+    const holders = [1, 2].map(() =>
+      spawn("ssh", [...sshOptions("bob"), "-N", "-p", port, `git@${hostname}`]),
+    );
+    try {
+      // Both holders authenticate and stay connected (-N runs no command); then a third connection is refused.
+      let refused = "";
+      for (let i = 0; i < 150 && !refused; i++) {
+        const probe = sshCommand("bob", "git-lfs-authenticate 'alice/open' download");
+        if (probe.code !== 0) refused = probe.output;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(refused, holders.map((h) => `${h.exitCode} ${h.stderr?.read()}`).join("|")).toContain(
+        "Permission denied",
+      );
+    } finally {
+      for (const holder of holders) holder.kill();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await viaSsh("bob", ["ls-remote", url("alice/open")]);
+    expect(after.code).toBe(0);
   });
 
   it("clones and pushes with a registered ed25519 key", async () => {

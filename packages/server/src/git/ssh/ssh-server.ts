@@ -46,6 +46,8 @@ export interface SshServerDeps {
   /** Base URL of git over HTTPS, where the LFS API lives. */
   gitPublicUrl: string;
   serverKey: Buffer;
+  /** Open connections one key may hold at once; more are refused at authentication. */
+  maxConnectionsPerKey: number;
   logger: FastifyBaseLogger;
 }
 
@@ -91,6 +93,7 @@ export async function createSshServer(deps: SshServerDeps) {
   const { keys, repos, storage, authorize, logger } = deps;
   const gate = repoGate(repos, authorize);
   let unauthenticated = 0;
+  const connectionsPerKey = new Map<string, number>();
 
   const server = new Server(
     { hostKeys: [await hostKey(deps.dataDir)], ident: "Hub" },
@@ -112,6 +115,11 @@ export async function createSshServer(deps: SshServerDeps) {
       client.on("close", () => {
         clearTimeout(grace);
         uncount();
+        if (keyId !== null) {
+          const left = (connectionsPerKey.get(keyId) ?? 1) - 1;
+          if (left > 0) connectionsPerKey.set(keyId, left);
+          else connectionsPerKey.delete(keyId);
+        }
       });
 
       client.on("authentication", (ctx) => {
@@ -123,7 +131,16 @@ export async function createSshServer(deps: SshServerDeps) {
           const stored = utils.parseKey(found.publicKey);
           if (stored instanceof Error || !stored.verify(ctx.blob, ctx.signature, ctx.hashAlgo))
             return ctx.reject(["publickey"]);
-          keyId = found.principal.credential.type === "ssh_key" ? found.principal.credential.keyId : null;
+          const verified =
+            found.principal.credential.type === "ssh_key" ? found.principal.credential.keyId : null;
+          if (verified === null) return ctx.reject(["publickey"]);
+          const open = connectionsPerKey.get(verified) ?? 0;
+          if (open >= deps.maxConnectionsPerKey) {
+            logger.warn({ keyId: verified, open }, "ssh key holds too many connections; refused");
+            return ctx.reject(["publickey"]);
+          }
+          connectionsPerKey.set(verified, open + 1);
+          keyId = verified;
           ctx.accept();
         })().catch((err: Error) => {
           logger.error({ err: err.message }, "ssh authentication failed");
