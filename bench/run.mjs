@@ -1,8 +1,10 @@
 // Runs every benchmark; each prints its own figures and ratio against a reference measured in the same run.
 import { benchGit } from "./git.mjs";
 import { benchLfs } from "./lfs.mjs";
+import { benchRouter } from "./router.mjs";
 import { benchWhoami } from "./whoami.mjs";
 
 await benchWhoami();
+await benchRouter();
 await benchGit();
 await benchLfs();
