@@ -1,13 +1,22 @@
 // The upstream of the Router benchmark: an OpenAI-compatible chat completions endpoint that answers at once.
 // Non-streaming requests get one fixed JSON completion; `"stream": true` gets `--chunks` SSE chunks (the
-// last with usage) then `data: [DONE]`, written back to back (respecting backpressure) or `--gap-ms` apart.
+// last with usage) then `data: [DONE]`. The first chunk goes at once, then `--pause-ms` pass (so the time to
+// the first byte is measured on its own, not behind the CPU this process spends pushing out the other
+// chunks on the same cores), then the rest follow, each its own write: one per event-loop turn, as fast as
+// a stream goes, or `--gap-ms` apart.
 import http from "node:http";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { chunks: { type: "string", default: "200" }, "gap-ms": { type: "string", default: "0" } },
+  options: {
+    chunks: { type: "string", default: "200" },
+    "pause-ms": { type: "string", default: "5" },
+    "gap-ms": { type: "string", default: "0" },
+  },
 });
 const CHUNKS = Number(values.chunks);
+const PAUSE_MS = Number(values["pause-ms"]);
 const GAP_MS = Number(values["gap-ms"]);
 
 const usage = { prompt_tokens: 12, completion_tokens: CHUNKS, total_tokens: 12 + CHUNKS };
@@ -43,13 +52,13 @@ const chunk = (i) => {
 };
 const STREAM = [...Array.from({ length: CHUNKS }, (_, i) => chunk(i)), Buffer.from("data: [DONE]\n\n")];
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function stream(res) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const piece of STREAM) {
+  for (const [index, piece] of STREAM.entries()) {
     if (!res.write(piece)) await new Promise((resolve) => res.once("drain", resolve));
-    if (GAP_MS > 0) await sleep(GAP_MS);
+    // Node corks a response's writes until the next tick: written in one turn, the stream is one packet.
+    if (index === 0 && PAUSE_MS > 0) await sleep(PAUSE_MS);
+    else await (GAP_MS > 0 ? sleep(GAP_MS) : nextTurn());
     if (res.destroyed) return;
   }
   res.end();

@@ -62,6 +62,7 @@ export async function benchRouter({
   warmup = 2,
   concurrencies = [1, 16, 64],
   streams = 200,
+  pauseMs = 5,
   gapMs = 0,
   profileDir = null,
 } = {}) {
@@ -70,7 +71,7 @@ export async function benchRouter({
     const { tmp } = workspace;
     const upstream = await startServer(
       path.join(here, "fake-upstream.mjs"),
-      ["--chunks", String(CHUNKS), "--gap-ms", String(gapMs)],
+      ["--chunks", String(CHUNKS), "--pause-ms", String(pauseMs), "--gap-ms", String(gapMs)],
       { PATH: process.env.PATH },
     );
     workspace.onCleanup(upstream.stop);
@@ -165,7 +166,7 @@ export async function benchRouter({
     }
 
     const ttfb = await measureStreams(paths, streams);
-    printStreams(ttfb, streams);
+    printStreams(ttfb, { count: streams, pauseMs, gapMs });
 
     const verdicts = judge(chat, ttfb, concurrencies);
     printVerdicts(verdicts);
@@ -176,6 +177,7 @@ export async function benchRouter({
       duration,
       warmup,
       streams,
+      pauseMs,
       gapMs,
       chat: Object.fromEntries(
         Object.entries(chat).map(([c, byPath]) => [
@@ -370,10 +372,11 @@ function printChat(connections, results, { duration, warmup }) {
   );
 }
 
-function printStreams(results, count) {
+function printStreams(results, { count, pauseMs, gapMs }) {
+  const pacing = `first chunk, ${pauseMs} ms pause, then ${gapMs > 0 ? `one every ${gapMs} ms` : "one per event-loop turn"}`;
   const direct = results.direct;
   printTable(
-    `Streamed chat completion (${CHUNKS} chunks), ${count} requests each, one at a time`,
+    `Streamed chat completion (${CHUNKS} chunks: ${pacing}), ${count} requests each, one at a time`,
     ["path", "first byte p50 ms", "first byte p99 ms", "first byte added ms", "whole stream p50 ms"],
     Object.entries(results).map(([name, r]) => [
       LABELS[name],
@@ -445,6 +448,7 @@ if (isMain(import.meta.url)) {
       duration: { type: "string" },
       warmup: { type: "string" },
       streams: { type: "string" },
+      "pause-ms": { type: "string" },
       "gap-ms": { type: "string" },
       "profile-dir": { type: "string" },
     },
@@ -453,6 +457,7 @@ if (isMain(import.meta.url)) {
   if (values.duration) options.duration = wholeNumber("duration", values.duration);
   if (values.warmup) options.warmup = wholeNumber("warmup", values.warmup, 0);
   if (values.streams) options.streams = wholeNumber("streams", values.streams);
+  if (values["pause-ms"]) options.pauseMs = wholeNumber("pause-ms", values["pause-ms"], 0);
   if (values["gap-ms"]) options.gapMs = wholeNumber("gap-ms", values["gap-ms"], 0);
   if (values["profile-dir"]) options.profileDir = path.resolve(values["profile-dir"]);
   await benchRouter(options);
