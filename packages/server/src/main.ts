@@ -33,6 +33,7 @@ import { createLiveStats } from "./router/live-stats.js";
 import { createOpenAiCompatibleAdapter } from "./router/providers/openai-compatible.js";
 import { createRouterServer } from "./router/router-server.js";
 import { createSessionAffinity } from "./router/session-affinity.js";
+import { createUsageWriter } from "./router/usage-writer.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -150,6 +151,7 @@ const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>
       catalog: deps.catalog,
       stats: deps.stats,
       affinity: createSessionAffinity(Date.now),
+      usage: createUsageWriter(deps.inference, deps.logger),
       adapters: new Map(
         deps.config.router.providers.map((p) => [
           p.slug,

@@ -27,30 +27,22 @@ export interface Route {
   sessionKey: string | null;
 }
 
+const REFUSALS = {
+  account_restricted:
+    "Routed inference is restricted for this billing owner; ask the operator, or use byok billing with your own provider key.",
+  monthly_limit_reached:
+    "The monthly hard limit of this billing owner is reached; raise it in the inference preferences or wait for next month.",
+  insufficient_credit:
+    "The billing owner has no credit left for routed inference; add credit, bill another owner, or use byok billing.",
+} as const;
+
 /** Why routed billing is refused for this owner right now, or null when it may spend. */
-function routedRefusal(context: BillingContext): HubError | null {
-  if (context.restricted) {
-    return new HubError(
-      402,
-      "account_restricted",
-      "Routed inference is restricted for this billing owner; ask the operator, or use byok billing with your own provider key.",
-    );
-  }
+function routedRefusal(context: BillingContext): keyof typeof REFUSALS | null {
+  if (context.restricted) return "account_restricted";
   if (context.monthlyLimitNanos !== null && context.periodSpendNanos >= context.monthlyLimitNanos) {
-    return new HubError(
-      402,
-      "monthly_limit_reached",
-      "The monthly hard limit of this billing owner is reached; raise it in the inference preferences or wait for next month.",
-    );
+    return "monthly_limit_reached";
   }
-  if (context.balanceNanos <= 0) {
-    return new HubError(
-      402,
-      "insufficient_credit",
-      "The billing owner has no credit left for routed inference; add credit, bill another owner, or use byok billing.",
-    );
-  }
-  return null;
+  return context.balanceNanos <= 0 ? "insufficient_credit" : null;
 }
 
 const isFree = (c: Candidate) => c.mapping.pricing.input === 0 && c.mapping.pricing.output === 0;
@@ -104,7 +96,8 @@ export async function chooseRoute(input: {
         `No provider key is saved for ${slugs}; save one at PUT /api/me/inference/provider-keys/{provider}, or use routed billing.`,
       );
     }
-    throw refusal ?? new HubError(409, "no_billing_route", "No provider can be paid for this request.");
+    if (refusal) throw new HubError(402, refusal, REFUSALS[refusal]);
+    throw new HubError(409, "no_billing_route", "No provider can be paid for this request.");
   }
   return { owner, attempts, decision, sessionKey };
 }

@@ -298,30 +298,26 @@ export async function dispatch(input: {
       attempt.billing === "routed" && usage
         ? costNanos(mapping.pricing, usage.inputTokens, usage.outputTokens)
         : 0;
-    deps.inference
-      .record(
-        {
-          inference_id: input.inferenceId,
-          owner_id: route.owner.id,
-          user_id: input.principal.userId,
-          provider: provider.slug,
-          model: mapping.id,
-          task: input.task,
-          billing: attempt.billing,
-          stream: input.stream ? 1 : 0,
-          status,
-          input_tokens: usage?.inputTokens ?? 0,
-          output_tokens: usage?.outputTokens ?? 0,
-          cost_nanousd: cost,
-          latency_ms: Math.round(performance.now() - dispatchedAt),
-          ttft_ms: ttftMs === null ? null : Math.round(ttftMs),
-          created_at: new Date().toISOString(),
-        },
-        route.owner.type,
-      )
-      .catch((err: unknown) =>
-        deps.logger.error({ err, inferenceId: input.inferenceId }, "usage not recorded"),
-      );
+    deps.usage.record(
+      {
+        inference_id: input.inferenceId,
+        owner_id: route.owner.id,
+        user_id: input.principal.userId,
+        provider: provider.slug,
+        model: mapping.id,
+        task: input.task,
+        billing: attempt.billing,
+        stream: input.stream ? 1 : 0,
+        status,
+        input_tokens: usage?.inputTokens ?? 0,
+        output_tokens: usage?.outputTokens ?? 0,
+        cost_nanousd: cost,
+        latency_ms: Math.round(performance.now() - dispatchedAt),
+        ttft_ms: ttftMs === null ? null : Math.round(ttftMs),
+        created_at: new Date().toISOString(),
+      },
+      route.owner.type,
+    );
   };
 
   for (const [index, attempt] of route.attempts.entries()) {

@@ -15,6 +15,7 @@ import type { LiveStats } from "./live-stats.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
 import type { Task } from "./providers-file.js";
 import type { SessionAffinity } from "./session-affinity.js";
+import type { UsageWriter } from "./usage-writer.js";
 
 export interface RouterDeps {
   config: RouterConfig;
@@ -25,6 +26,7 @@ export interface RouterDeps {
   catalog: Catalog;
   stats: LiveStats;
   affinity: SessionAffinity;
+  usage: UsageWriter;
   adapters: ReadonlyMap<string, ProviderAdapter>;
   startedAt: number;
 }
@@ -280,6 +282,7 @@ export function createRouterServer(deps: RouterDeps) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await deps.usage.close();
       await Promise.all([...deps.adapters.values()].map((adapter) => adapter.close()));
     },
   };

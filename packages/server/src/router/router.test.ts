@@ -93,6 +93,8 @@ async function routerError(response: Response) {
 }
 
 async function overview(owner = "/api/me"): Promise<InferenceOverview> {
+  // Ledger rows are written in batches every 50 ms; let the last batch land.
+  await new Promise((resolve) => setTimeout(resolve, 120));
   const response = await hub.request(`${owner}/inference/overview`, { token });
   expect(response.status).toBe(200);
   return readJson<InferenceOverview>(response);

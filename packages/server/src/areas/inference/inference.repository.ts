@@ -112,7 +112,8 @@ export const inferenceRepository = {
       ).numDeletedRows,
     ),
 
-  insertUsage: (db: DbOrTx, row: InferenceUsageRow) => db.insertInto("inference_usage").values(row).execute(),
+  insertUsage: (db: DbOrTx, rows: InferenceUsageRow[]) =>
+    db.insertInto("inference_usage").values(rows).execute(),
 
   insertGrant: (db: DbOrTx, id: string, ownerId: string, amountNanos: number, note: string, now: string) =>
     db

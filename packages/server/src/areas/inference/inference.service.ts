@@ -206,14 +206,31 @@ export function createInferenceService({
     organization: (key: { handle: string } | { id: string }) =>
       "handle" in key ? orgsRepository.findByHandle(db, key.handle) : orgsRepository.findById(db, key.id),
 
-    /** Writes the ledger row of a dispatched request and charges its routed cost, in one transaction. */
-    async record(usage: InferenceUsageRow, ownerType: string): Promise<void> {
-      const cost = Number(usage.cost_nanousd);
+    /**
+     * Writes ledger rows of dispatched requests and charges their routed cost,
+     * all in one transaction: each owner's balance moves once per batch.
+     */
+    async recordBatch(rows: ReadonlyArray<{ usage: InferenceUsageRow; ownerType: string }>): Promise<void> {
+      if (rows.length === 0) return;
+      const charges = new Map<string, { ownerType: string; nanos: number; month: string; at: string }>();
+      for (const { usage, ownerType } of rows) {
+        const cost = Number(usage.cost_nanousd);
+        if (cost <= 0) continue;
+        const month = usage.created_at.slice(0, 7);
+        const key = `${usage.owner_id}\u0000${month}`;
+        const charge = charges.get(key) ?? { ownerType, nanos: 0, month, at: usage.created_at };
+        charge.nanos += cost;
+        charges.set(key, charge);
+      }
       await db.transaction().execute(async (tx) => {
-        await repo.insertUsage(tx, usage);
-        if (cost > 0) {
-          await repo.ensureOwner(tx, usage.owner_id, ownerType, usage.created_at);
-          await repo.adjustBalance(tx, usage.owner_id, -cost, cost, usage.created_at.slice(0, 7));
+        await repo.insertUsage(
+          tx,
+          rows.map((row) => row.usage),
+        );
+        for (const [key, charge] of charges) {
+          const ownerId = key.split("\u0000")[0] ?? "";
+          await repo.ensureOwner(tx, ownerId, charge.ownerType, charge.at);
+          await repo.adjustBalance(tx, ownerId, -charge.nanos, charge.nanos, charge.month);
         }
       });
     },
