@@ -5,6 +5,7 @@
 // chunks on the same cores), then the rest follow, each its own write: one per event-loop turn, as fast as
 // a stream goes, or `--gap-ms` apart.
 import http from "node:http";
+import { serveUntilTerminated } from "./child-server.mjs";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 
@@ -89,12 +90,4 @@ const server = http.createServer((req, res) => {
     res.end(COMPLETION);
   });
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, "127.0.0.1", () => {
-  console.log(JSON.stringify({ msg: "listening", url: `http://127.0.0.1:${server.address().port}` }));
-});
-process.once("SIGTERM", () => {
-  server.close();
-  server.closeAllConnections();
-  process.exit(0);
-});
+serveUntilTerminated(server);

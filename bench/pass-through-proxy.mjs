@@ -2,6 +2,7 @@
 // http.Agent behind; every request is piped to the upstream given as the first argument and its answer
 // piped back, headers as they are but for the hop-by-hop ones. No auth, no parsing, no accounting.
 import http from "node:http";
+import { serveUntilTerminated } from "./child-server.mjs";
 
 const upstream = new URL(process.argv[2]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -34,12 +35,4 @@ const server = http.createServer((req, res) => {
   });
   req.pipe(forward);
 });
-server.keepAliveTimeout = 65_000;
-server.listen(0, "127.0.0.1", () => {
-  console.log(JSON.stringify({ msg: "listening", url: `http://127.0.0.1:${server.address().port}` }));
-});
-process.once("SIGTERM", () => {
-  server.close();
-  server.closeAllConnections();
-  process.exit(0);
-});
+serveUntilTerminated(server);

@@ -16,8 +16,6 @@ export interface RateLimitConfig {
 
 /** The Router's limits and timeouts (spec: Limits); each can be set by the operator. */
 export interface RouterConfig {
-  /** Base URL of the Router as clients see it. */
-  publicUrl: string;
   providers: ProviderConfig[];
   bodyLimitBytes: number;
   maxBufferedResponseBytes: number;
@@ -142,7 +140,7 @@ export async function withFreePorts(env: Env): Promise<Env> {
 
 const MiB = 1024 * 1024;
 
-function routerConfig(env: Env, hostForUrl: string, port: number): RouterConfig {
+function routerConfig(env: Env): RouterConfig {
   let providers: ProviderConfig[] = [];
   if (env.HUB_PROVIDERS) {
     try {
@@ -153,7 +151,6 @@ function routerConfig(env: Env, hostForUrl: string, port: number): RouterConfig 
     }
   }
   return {
-    publicUrl: publicUrl(env, "HUB_ROUTER_PUBLIC_URL", `http://${hostForUrl}:${port}`, ["http:", "https:"]),
     providers,
     bodyLimitBytes: integer(env, "HUB_ROUTER_BODY_LIMIT", 8 * MiB, 1024, 32 * MiB),
     maxBufferedResponseBytes: integer(env, "HUB_ROUTER_MAX_RESPONSE", 64 * MiB, 1024, 1024 * MiB),
@@ -205,7 +202,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),
-    router: routerConfig(env, hostForUrl, ports.router),
+    router: routerConfig(env),
   };
   return Object.freeze(config);
 }

@@ -2,6 +2,7 @@ import { HubError, badRequest } from "../errors.js";
 import type { LiveStats } from "./live-stats.js";
 import {
   POLICIES,
+  TASK_ENDPOINTS,
   type ModelMapping,
   type Policy,
   type ProviderConfig,
@@ -63,12 +64,6 @@ export function parseModel(model: unknown): RequestedModel {
   return { id, policy, provider: suffix !== null && policy === null ? suffix : null };
 }
 
-const TASK_ENDPOINT: Record<Task, string> = {
-  chat: "/v1/chat/completions",
-  responses: "/v1/responses",
-  embeddings: "/v1/embeddings",
-};
-
 /** The configured providers and their model mappings, indexed for routing. */
 export function createCatalog(providers: readonly ProviderConfig[]) {
   const byModel = new Map<string, Candidate[]>();
@@ -97,7 +92,7 @@ export function createCatalog(providers: readonly ProviderConfig[]) {
           404,
           "model_not_found",
           other
-            ? `${requested.id} is a ${other} model; call ${TASK_ENDPOINT[other]}.`
+            ? `${requested.id} is a ${other} model; call ${TASK_ENDPOINTS[other]}.`
             : `No provider serves ${requested.id}; list the models at GET /v1/models.`,
           "model",
         );

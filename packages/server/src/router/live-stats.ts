@@ -10,12 +10,6 @@ export interface MappingStats {
   samples: number;
 }
 
-export interface ProviderState {
-  healthy: boolean;
-  coolingUntil: string | null;
-  consecutiveFailures: number;
-}
-
 function ewma(previous: number | null, sample: number): number {
   return previous === null ? sample : previous + EWMA_WEIGHT * (sample - previous);
 }
@@ -44,15 +38,6 @@ export function createLiveStats({
     isCooling(provider: string): boolean {
       const until = coolingUntil.get(provider);
       return until !== undefined && until > clock();
-    },
-    state(provider: string): ProviderState {
-      const until = coolingUntil.get(provider);
-      const cooling = until !== undefined && until > clock();
-      return {
-        healthy: !cooling,
-        coolingUntil: cooling ? new Date(until).toISOString() : null,
-        consecutiveFailures: failures.get(provider) ?? 0,
-      };
     },
     recordFailure(provider: string): void {
       const count = (failures.get(provider) ?? 0) + 1;

@@ -7,6 +7,13 @@ import YAML from "yaml";
 export const TASKS = ["chat", "responses", "embeddings"] as const;
 export type Task = (typeof TASKS)[number];
 
+/** The Router endpoint that serves each task. */
+export const TASK_ENDPOINTS: Readonly<Record<Task, string>> = {
+  chat: "/v1/chat/completions",
+  responses: "/v1/responses",
+  embeddings: "/v1/embeddings",
+};
+
 /** Words a provider slug may not take: they are the policy suffixes of a model id. */
 export const POLICIES = ["fastest", "cheapest", "preferred"] as const;
 export type Policy = (typeof POLICIES)[number];

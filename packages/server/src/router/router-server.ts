@@ -13,7 +13,7 @@ import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
 import type { LiveStats } from "./live-stats.js";
 import type { ProviderAdapter } from "./providers/provider-adapter.js";
-import type { Task } from "./providers-file.js";
+import { TASK_ENDPOINTS, type Task } from "./providers-file.js";
 import type { SessionAffinity } from "./session-affinity.js";
 import type { UsageWriter } from "./usage-writer.js";
 
@@ -31,11 +31,9 @@ export interface RouterDeps {
   startedAt: number;
 }
 
-const TASK_PATHS: Record<string, Task> = {
-  "/v1/chat/completions": "chat",
-  "/v1/responses": "responses",
-  "/v1/embeddings": "embeddings",
-};
+const TASK_OF_PATH = new Map<string, Task>(
+  Object.entries(TASK_ENDPOINTS).map(([task, endpoint]) => [endpoint, task as Task]),
+);
 
 const EXPOSED_HEADERS = "Inference-Id, X-Service-Provider, X-Service-Route, Retry-After";
 const BILLING_MODES = ["auto", "routed", "byok"] as const;
@@ -181,7 +179,7 @@ export function createRouterServer(deps: RouterDeps) {
       res.end(body);
       return;
     }
-    const task = req.method === "POST" ? TASK_PATHS[path] : undefined;
+    const task = req.method === "POST" ? TASK_OF_PATH.get(path) : undefined;
     if (!task) {
       throw new HubError(
         404,

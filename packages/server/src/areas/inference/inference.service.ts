@@ -30,6 +30,8 @@ export interface BillingContext {
 const NANOS_PER_USD = 1_000_000_000;
 const toUsd = (nanos: number) => nanos / NANOS_PER_USD;
 const toNanos = (usd: number) => Math.round(usd * NANOS_PER_USD);
+/** A nullable bigint money column (a string on PostgreSQL) as nano-USD. */
+const nanosOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /** The calendar month (UTC) of a moment, as YYYY-MM: the period spend and limits count in. */
 export function monthOf(date: Date): string {
@@ -106,12 +108,12 @@ export function createInferenceService({
     async preferences(owner: SettingsOwner): Promise<InferencePreferences> {
       const row = await repo.owner(db, owner.id);
       const routing = routingPreferences(row);
-      const limit = row?.monthly_limit_nanousd;
+      const limit = nanosOrNull(row?.monthly_limit_nanousd);
       return {
         provider_order: routing.providerOrder,
         disabled_providers: routing.disabledProviders,
         default_policy: routing.defaultPolicy,
-        monthly_hard_limit_usd: limit === null || limit === undefined ? null : toUsd(Number(limit)),
+        monthly_hard_limit_usd: limit === null ? null : toUsd(limit),
       };
     },
 
@@ -172,11 +174,11 @@ export function createInferenceService({
         repo.byProvider(db, owner.id, from, to),
         repo.byDay(db, owner.id, from, to),
       ]);
-      const limit = row?.monthly_limit_nanousd;
+      const limit = nanosOrNull(row?.monthly_limit_nanousd);
       return {
         period: { month: period, start: from, end: to },
         balance_usd: toUsd(Number(row?.balance_nanousd ?? 0)),
-        monthly_hard_limit_usd: limit === null || limit === undefined ? null : toUsd(Number(limit)),
+        monthly_hard_limit_usd: limit === null ? null : toUsd(limit),
         restricted: row?.restricted === 1,
         totals: totalsOf(all),
         by_model: models.map((m) => ({ model: m.model, ...totalsOf(m) })),
@@ -189,12 +191,11 @@ export function createInferenceService({
     async billingContext(ownerId: string): Promise<BillingContext> {
       const [row, keys] = await Promise.all([repo.owner(db, ownerId), repo.sealedKeys(db, ownerId)]);
       const sameMonth = row?.period === monthOf(clock());
-      const limit = row?.monthly_limit_nanousd;
       return {
         preferences: routingPreferences(row),
         balanceNanos: Number(row?.balance_nanousd ?? 0),
         periodSpendNanos: sameMonth ? Number(row?.period_spend_nanousd ?? 0) : 0,
-        monthlyLimitNanos: limit === null || limit === undefined ? null : Number(limit),
+        monthlyLimitNanos: nanosOrNull(row?.monthly_limit_nanousd),
         restricted: row?.restricted === 1,
         sealedKeys: new Map(keys.map((k) => [k.provider, k.sealed_key])),
       };
@@ -212,13 +213,22 @@ export function createInferenceService({
      */
     async recordBatch(rows: ReadonlyArray<{ usage: InferenceUsageRow; ownerType: string }>): Promise<void> {
       if (rows.length === 0) return;
-      const charges = new Map<string, { ownerType: string; nanos: number; month: string; at: string }>();
+      const charges = new Map<
+        string,
+        { ownerId: string; ownerType: string; nanos: number; month: string; at: string }
+      >();
       for (const { usage, ownerType } of rows) {
         const cost = Number(usage.cost_nanousd);
         if (cost <= 0) continue;
         const month = usage.created_at.slice(0, 7);
         const key = `${usage.owner_id}\u0000${month}`;
-        const charge = charges.get(key) ?? { ownerType, nanos: 0, month, at: usage.created_at };
+        const charge = charges.get(key) ?? {
+          ownerId: usage.owner_id,
+          ownerType,
+          nanos: 0,
+          month,
+          at: usage.created_at,
+        };
         charge.nanos += cost;
         charges.set(key, charge);
       }
@@ -227,10 +237,9 @@ export function createInferenceService({
           tx,
           rows.map((row) => row.usage),
         );
-        for (const [key, charge] of charges) {
-          const ownerId = key.split("\u0000")[0] ?? "";
-          await repo.ensureOwner(tx, ownerId, charge.ownerType, charge.at);
-          await repo.adjustBalance(tx, ownerId, -charge.nanos, charge.nanos, charge.month);
+        for (const charge of charges.values()) {
+          await repo.ensureOwner(tx, charge.ownerId, charge.ownerType, charge.at);
+          await repo.adjustBalance(tx, charge.ownerId, -charge.nanos, charge.nanos, charge.month);
         }
       });
     },
