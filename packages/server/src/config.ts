@@ -27,6 +27,21 @@ export interface RouterConfig {
   cooldownMs: number;
 }
 
+/** Webhook deliveries: timeouts, the retry schedule, and when a failing route is switched off. */
+export interface WebhooksConfig {
+  /** Deliver to loopback, private and link-local addresses too (tests, single-network installs). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  concurrency: number;
+  /** A route is switched off after this many failed attempts in a row... */
+  disableAfterFailures: number;
+  /** ...spanning at least this long, so one burst against a restarting receiver does not. */
+  disableAfterSeconds: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -52,6 +67,7 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   router: RouterConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -203,6 +219,16 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),
     router: routerConfig(env),
+    webhooks: {
+      allowPrivate: flag(env, "HUB_WEBHOOKS_ALLOW_PRIVATE"),
+      timeoutMs: integer(env, "HUB_WEBHOOKS_TIMEOUT_MS", 10_000, 100, 120_000),
+      maxAttempts: integer(env, "HUB_WEBHOOKS_MAX_ATTEMPTS", 10, 1, 100),
+      retryBaseMs: integer(env, "HUB_WEBHOOKS_RETRY_BASE_MS", 10_000, 10, 3_600_000),
+      retryMaxMs: integer(env, "HUB_WEBHOOKS_RETRY_MAX_MS", 3_600_000, 10, 86_400_000),
+      concurrency: integer(env, "HUB_WEBHOOKS_CONCURRENCY", 16, 1, 1000),
+      disableAfterFailures: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_FAILURES", 20, 1, 100_000),
+      disableAfterSeconds: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_SECONDS", 86_400, 0, 30 * 86_400),
+    },
   };
   return Object.freeze(config);
 }

@@ -116,6 +116,24 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
   }
 }
 
+/**
+ * May a webhook route of this owner hear about the repository? A route sees
+ * what its owner could read, as the owner and not as any token: public
+ * repositories, the owner's own, and for a user the private repositories of
+ * organizations where they hold a role. Checked at every event, so a member
+ * who leaves stops hearing at once.
+ */
+export function webhookMaySee(
+  owner: SettingsOwner,
+  repo: Extract<Resource, { type: "repository" }>,
+  ownerRoleInRepoOrganization: OrgRole | null,
+): boolean {
+  if (!repo.private || repo.owner.id === owner.id) return true;
+  return (
+    owner.type === "user" && repo.owner.type === "org" && rank(ownerRoleInRepoOrganization) >= rank("read")
+  );
+}
+
 /** Is the resource inside the boundaries the token was given (organization, repositories)? */
 function withinTokenBounds(credential: Credential, resource: Resource): boolean {
   if (credential.type !== "access_token") return true;

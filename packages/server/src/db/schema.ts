@@ -160,6 +160,60 @@ export interface CreditGrantRow {
   created_at: string;
 }
 
+export interface WebhookRow {
+  id: string;
+  owner_id: string;
+  owner_type: "user" | "org";
+  url: string;
+  /** JSON array of domains. */
+  domains: string;
+  description: string;
+  sealed_secret: string;
+  disabled: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  consecutive_failures: number;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookWatchRow {
+  webhook_id: string;
+  kind: "namespace" | "repository";
+  target_id: string;
+  position: number;
+}
+
+export interface WebhookDeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  scope: string;
+  action: string;
+  payload: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  attempts_left: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  redelivery: number;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptRow {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  duration_ms: number;
+  outcome: string;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  redelivery: number;
+}
+
 export interface Database {
   users: UserRow;
   organizations: OrganizationRow;
@@ -176,4 +230,8 @@ export interface Database {
   inference_provider_keys: InferenceProviderKeyRow;
   inference_usage: InferenceUsageRow;
   credit_grants: CreditGrantRow;
+  webhooks: WebhookRow;
+  webhook_watches: WebhookWatchRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
 }

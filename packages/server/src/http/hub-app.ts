@@ -18,6 +18,8 @@ import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
 import { keysRoutes } from "../areas/keys/keys.routes.js";
 import { inferenceRoutes } from "../areas/inference/inference.routes.js";
+import { webhooksRoutes } from "../areas/webhooks/webhooks.routes.js";
+import type { WebhooksService } from "../areas/webhooks/webhooks.service.js";
 import type { InferenceService } from "../areas/inference/inference.service.js";
 import type { Catalog } from "../router/candidates.js";
 import type { LiveStats } from "../router/live-stats.js";
@@ -64,6 +66,7 @@ export interface AppDeps {
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
   inference: InferenceService;
+  webhooks: WebhooksService;
   catalog: Catalog;
   stats: LiveStats;
   startedAt: number;
@@ -204,6 +207,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(orgsRoutes({ orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
+  await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
   await app.register(
     inferenceRoutes({
       inference: deps.inference,

@@ -7,6 +7,7 @@ import { lfsLocks } from "./0005-lfs-locks.js";
 import { accountKeys } from "./0006-account-keys.js";
 import { inference } from "./0007-inference.js";
 import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
+import { webhooks } from "./0009-webhooks.js";
 
 /** Every migration in order; the keys sort in the order they must run. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   "0006-account-keys": accountKeys,
   "0007-inference": inference,
   "0008-gpg-key-ids": gpgKeyIdsTable,
+  "0009-webhooks": webhooks,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
