@@ -81,7 +81,8 @@ export async function migrateToLatest(db: Db, config: DatabaseConfig): Promise<v
 }
 
 async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Branches add migrations in parallel: one merged after a higher-numbered one must still run.
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === "Error");
   if (error || failed) {
