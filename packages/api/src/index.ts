@@ -7,3 +7,4 @@ export * from "./repos.js";
 export * from "./orgs.js";
 export * from "./keys.js";
 export * from "./inference.js";
+export * from "./device.js";
