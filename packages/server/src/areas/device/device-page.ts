@@ -51,7 +51,7 @@ const ESCAPES: Record<string, string> = {
 };
 
 /** Makes text safe in element content and in quoted attribute values. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 

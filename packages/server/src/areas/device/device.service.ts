@@ -42,7 +42,7 @@ const isScope = (value: string): value is Scope => SCOPES.some((scope) => scope 
  * Reads a `scope` parameter: one role alone, or distinct spec scopes separated
  * by spaces. Absent means the `write` role, what an interactive CLI needs.
  */
-export function parseScope(scope: string | undefined): DeviceGrant {
+function parseScope(scope: string | undefined): DeviceGrant {
   if (scope === undefined) return { role: "write" };
   const values = scope.split(" ").filter(Boolean);
   const [only] = values;
@@ -59,17 +59,17 @@ export function parseScope(scope: string | undefined): DeviceGrant {
 }
 
 /** The grant as the `scope` value of the token response. */
-export function grantScope(grant: DeviceGrant): string {
+function grantScope(grant: DeviceGrant): string {
   return "role" in grant ? grant.role : grant.scopes.join(" ");
 }
 
 /** Upper case, dash and spaces removed: how a code is stored and looked up, however it was typed. */
-export function normalizeUserCode(typed: string): string {
+function normalizeUserCode(typed: string): string {
   return typed.toUpperCase().replace(/[\s-]/g, "");
 }
 
 /** `ABCD-EFGH`, as people read and type it. */
-export function formatUserCode(code: string): string {
+function formatUserCode(code: string): string {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
@@ -93,11 +93,10 @@ const codeUsed = () =>
     "This code was already approved or denied; start the sign-in in your terminal again if you need a new one.",
     "user_code",
   );
-const tokenError = (code: string, message: string) => badRequest(code, message);
 const missing = (field: string) =>
   badRequest("invalid_request", `The body field "${field}" is required.`, field);
 const invalidGrant = () =>
-  tokenError(
+  badRequest(
     "invalid_grant",
     "The device code is unknown, was already used, or belongs to another client_id; start a new sign-in.",
   );
@@ -225,7 +224,7 @@ export function createDeviceService({ db, clock, tokens, config }: DeviceService
     /** One poll of the token endpoint (RFC 8628 §3.4, §3.5). */
     async exchange(request: TokenRequest): Promise<TokenResponse> {
       if (request.grant_type !== DEVICE_CODE_GRANT_TYPE) {
-        throw tokenError(
+        throw badRequest(
           "unsupported_grant_type",
           `Only grant_type=${DEVICE_CODE_GRANT_TYPE} is supported here.`,
         );
@@ -245,21 +244,21 @@ export function createDeviceService({ db, clock, tokens, config }: DeviceService
         throw invalidGrant();
       }
       if (Date.parse(row.expires_at) <= now.getTime()) {
-        throw tokenError("expired_token", "The sign-in expired before it was approved; start a new one.");
+        throw badRequest("expired_token", "The sign-in expired before it was approved; start a new one.");
       }
       if (row.status === "denied") {
-        throw tokenError("access_denied", "The sign-in was denied in the browser.");
+        throw badRequest("access_denied", "The sign-in was denied in the browser.");
       }
       if (row.status === "pending") {
         const earliest = new Date(now.getTime() - row.interval_seconds * 1000).toISOString();
         if (await deviceRepository.notePoll(db, row.id, now.toISOString(), earliest)) {
-          throw tokenError(
+          throw badRequest(
             "authorization_pending",
             "Waiting for the sign-in to be approved in the browser; poll again after the interval.",
           );
         }
         await deviceRepository.slowDown(db, row.id, now.toISOString());
-        throw tokenError(
+        throw badRequest(
           "slow_down",
           `Polled too soon; wait ${row.interval_seconds + 5} seconds between polls from now on.`,
         );
