@@ -42,6 +42,16 @@ export interface WebhooksConfig {
   disableAfterSeconds: number;
 }
 
+/** The OAuth 2.0 device authorization grant (RFC 8628) that `hub login` uses. */
+export interface DeviceFlowConfig {
+  /** How long a device code and its user code can be approved. */
+  codeTtlSeconds: number;
+  /** The least time between two token polls; polling sooner answers `slow_down`. */
+  pollIntervalSeconds: number;
+  /** Lifetime of the access token an approved code yields. */
+  tokenTtlDays: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -54,6 +64,8 @@ export interface Config {
   gitPublicUrl: string;
   /** SSH address as clients see it, `ssh://git@host:port`. */
   sshPublicUrl: string;
+  /** Base URL of the inference Router as clients see it; OpenAI clients add `/v1`. */
+  routerPublicUrl: string;
   /** The shared signing secret, when several machines serve one hub; otherwise one is kept in the data dir. */
   secretKey: string | null;
   /** Open SSH connections one key may hold at once. */
@@ -68,6 +80,7 @@ export interface Config {
   trustProxy: boolean;
   router: RouterConfig;
   webhooks: WebhooksConfig;
+  device: DeviceFlowConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -206,6 +219,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       "https:",
     ]),
     sshPublicUrl: publicUrl(env, "HUB_SSH_PUBLIC_URL", `ssh://git@${hostForUrl}:${ports.ssh}`, ["ssh:"]),
+    routerPublicUrl: publicUrl(env, "HUB_ROUTER_PUBLIC_URL", `http://${hostForUrl}:${ports.router}`, [
+      "http:",
+      "https:",
+    ]),
     secretKey: secretKey(env),
     sshMaxConnectionsPerKey: integer(env, "HUB_SSH_MAX_CONNECTIONS_PER_KEY", 10, 1, 10_000),
     maxGitBlobBytes: integer(env, "HUB_MAX_GIT_BLOB_BYTES", 10 * 1024 * 1024, 1024, 2 ** 40),
@@ -228,6 +245,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       concurrency: integer(env, "HUB_WEBHOOKS_CONCURRENCY", 16, 1, 1000),
       disableAfterFailures: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_FAILURES", 20, 1, 100_000),
       disableAfterSeconds: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_SECONDS", 86_400, 0, 30 * 86_400),
+    },
+    device: {
+      codeTtlSeconds: integer(env, "HUB_DEVICE_CODE_TTL_SECONDS", 900, 1, 86_400),
+      pollIntervalSeconds: integer(env, "HUB_DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
+      tokenTtlDays: integer(env, "HUB_DEVICE_TOKEN_TTL_DAYS", 90, 1, 3650),
     },
   };
   return Object.freeze(config);

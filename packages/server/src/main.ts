@@ -11,6 +11,7 @@ import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
+import { createDeviceService } from "./areas/device/device.service.js";
 import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
 import { loadServerKey } from "./auth/server-key.js";
 import { createLocalObjectStore } from "./git/lfs/local-object-store.js";
@@ -59,6 +60,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     sessionTtlSeconds: config.sessionTtlSeconds,
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
+  const device = createDeviceService({ db, clock, tokens, config: config.device });
   const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
@@ -124,6 +126,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     logger,
     tokens,
     auth,
+    device,
     account,
     orgs,
     keys,

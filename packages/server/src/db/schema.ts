@@ -108,6 +108,28 @@ export interface SessionRow {
   reauthenticated_at: string | null;
 }
 
+/** A device sign-in (RFC 8628): `pending`, then `approved` or `denied`; `consumed` once its token is issued. */
+export interface DeviceCodeRow {
+  id: string;
+  device_code_hash: string;
+  /** Upper case, without the dash. */
+  user_code: string;
+  client_id: string;
+  /** The requested role, or null when `scopes` were requested. */
+  role: string | null;
+  /** The requested scopes (JSON list), or null for a role. */
+  scopes: string | null;
+  status: string;
+  /** The account that approved or denied it. */
+  user_id: string | null;
+  /** The scopes the person approved (JSON list), a subset of `scopes`. */
+  granted_scopes: string | null;
+  interval_seconds: number;
+  last_polled_at: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 /** Money columns are bigint: PostgreSQL returns them as strings, SQLite as numbers. */
 type Nanos = number | string | bigint;
 
@@ -226,6 +248,7 @@ export interface Database {
   gpg_key_ids: GpgKeyIdRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
+  device_codes: DeviceCodeRow;
   inference_owners: InferenceOwnerRow;
   inference_provider_keys: InferenceProviderKeyRow;
   inference_usage: InferenceUsageRow;
