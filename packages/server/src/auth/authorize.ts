@@ -126,7 +126,7 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
  * who leaves stops hearing at once.
  */
 export function webhookMaySee(
-  owner: SettingsOwner,
+  owner: Pick<SettingsOwner, "type" | "id">,
   repo: Extract<Resource, { type: "repository" }>,
   ownerRoleInRepoOrganization: OrgRole | null,
 ): boolean {

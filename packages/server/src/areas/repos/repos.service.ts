@@ -38,7 +38,7 @@ export interface FoundRepo {
 }
 
 /** The authorization resource a repository is. */
-export function repoResource(repo: FoundRepo): Resource {
+export function repoResource(repo: FoundRepo): Extract<Resource, { type: "repository" }> {
   return { type: "repository", fullName: repo.fullName, owner: repo.owner, private: repo.row.private === 1 };
 }
 

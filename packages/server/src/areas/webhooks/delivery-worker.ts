@@ -27,11 +27,12 @@ interface AttemptResult {
   retryAfterMs: number | null;
 }
 
-function isTargetRefused(err: unknown): boolean {
+/** The guard's refusal behind an error, however deep the HTTP client wrapped it. */
+function refusalIn(err: unknown): TargetRefused | null {
   for (let e = err as { cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e instanceof TargetRefused) return true;
+    if (e instanceof TargetRefused) return e;
   }
-  return false;
+  return null;
 }
 
 function isTimeout(err: unknown): boolean {
@@ -147,17 +148,19 @@ export function createDeliveryWorker(deps: {
         retryAfterMs: retryAfterMs(response.headers["retry-after"]),
       };
     } catch (err) {
-      const refused = isTargetRefused(err);
+      const refusal = refusalIn(err);
       const cause = (err as { cause?: Error }).cause;
+      const outcome: AttemptOutcome = refusal ? "refused" : isTimeout(err) ? "timeout" : "network_error";
+      const messages: Record<string, string> = {
+        refused: refusal?.message ?? "",
+        timeout: `No answer within ${config.timeoutMs} ms.`,
+        network_error: `${(err as Error).message}${cause ? ` (${cause.message})` : ""}`,
+      };
       return {
-        outcome: refused ? "refused" : isTimeout(err) ? "timeout" : "network_error",
+        outcome,
         statusCode: null,
         excerpt: null,
-        error: refused
-          ? ((cause instanceof TargetRefused ? cause : (err as Error)).message ?? "refused")
-          : isTimeout(err)
-            ? `No answer within ${config.timeoutMs} ms.`
-            : `${(err as Error).message}${cause ? ` (${cause.message})` : ""}`,
+        error: messages[outcome] ?? null,
         retryAfterMs: null,
       };
     }

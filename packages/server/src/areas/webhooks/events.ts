@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { WebhookDomain } from "@hub/api";
 import type { Logger } from "pino";
-import { webhookMaySee, type OrgRole } from "../../auth/authorize.js";
+import { ORG_ROLES, webhookMaySee } from "../../auth/authorize.js";
 import type { Db } from "../../db/database.js";
 import type { WebhookDeliveryRow, WebhookRow } from "../../db/schema.js";
 import { ZERO_OID, type RepoFiles } from "../../git/repo-files.js";
@@ -126,14 +126,10 @@ export function createRepoEvents(deps: {
 
   async function maySee(route: WebhookRow, repo: FoundRepo): Promise<boolean> {
     const resource = repoResource(repo);
-    if (resource.type !== "repository") return false;
     const needsRole = resource.private && route.owner_type === "user" && repo.owner.type === "org";
     const role = needsRole ? await orgsRepository.membershipRole(db, repo.owner.id, route.owner_id) : null;
-    return webhookMaySee(
-      { type: route.owner_type, id: route.owner_id, handle: "" },
-      resource,
-      (role ?? null) as OrgRole | null,
-    );
+    const membershipRole = ORG_ROLES.find((known) => known === role) ?? null;
+    return webhookMaySee({ type: route.owner_type, id: route.owner_id }, resource, membershipRole);
   }
 
   async function publish(event: RepoEvent): Promise<void> {
