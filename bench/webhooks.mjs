@@ -7,7 +7,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Agent, request } from "undici";
+import { Agent, fetch, request } from "undici";
 import { hubd, isMain, percentile, printTable, startServer, wholeNumber } from "./lib.mjs";
 
 /** A loopback receiver that notes when each delivery arrived, by the ref it reports. */
