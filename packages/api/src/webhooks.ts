@@ -50,7 +50,11 @@ export const CreateWebhook = Type.Object(
     description: Type.Optional(Description),
     disabled: Type.Optional(Type.Boolean({ description: "Create it switched off." })),
   },
-  { title: "CreateWebhook", additionalProperties: false },
+  {
+    title: "CreateWebhook",
+    // The spec marks this body (F): open, so fields other clients add are accepted and ignored.
+    additionalProperties: true,
+  },
 );
 export type CreateWebhook = Static<typeof CreateWebhook>;
 
