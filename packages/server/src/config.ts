@@ -40,6 +40,8 @@ export interface WebhooksConfig {
   disableAfterFailures: number;
   /** ...spanning at least this long, so one burst against a restarting receiver does not. */
   disableAfterSeconds: number;
+  /** Days delivered and failed deliveries (and their receipts) are kept; pending ones are kept until done. */
+  retentionDays: number;
 }
 
 /** The OAuth 2.0 device authorization grant (RFC 8628) that `hub login` uses. */
@@ -245,6 +247,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       concurrency: integer(env, "HUB_WEBHOOKS_CONCURRENCY", 16, 1, 1000),
       disableAfterFailures: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_FAILURES", 20, 1, 100_000),
       disableAfterSeconds: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_SECONDS", 86_400, 0, 30 * 86_400),
+      retentionDays: integer(env, "HUB_WEBHOOKS_RETENTION_DAYS", 30, 0, 3650),
     },
     device: {
       codeTtlSeconds: integer(env, "HUB_DEVICE_CODE_TTL_SECONDS", 900, 1, 86_400),

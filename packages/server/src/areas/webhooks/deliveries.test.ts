@@ -146,3 +146,71 @@ describe.each(DIALECTS)("the webhook outbox on %s", (dialect) => {
     }
   });
 });
+
+describe.each(DIALECTS)("webhook delivery retention on %s", (dialect) => {
+  let hub: TestHub;
+  let token: string;
+  const receiver = new WebhookReceiver();
+
+  beforeAll(async () => {
+    await receiver.start();
+    hub = await startHub({
+      dialect,
+      env: {
+        HUB_WEBHOOKS_ALLOW_PRIVATE: "1",
+        HUB_WEBHOOKS_RETENTION_DAYS: "0",
+        HUB_WEBHOOKS_RETRY_BASE_MS: "600000",
+      },
+    });
+    await hub.createUser("ann");
+    token = await hub.createToken("ann", ["--role", "write"]);
+  });
+  afterAll(async () => {
+    await hub?.stop();
+    await receiver.stop();
+  });
+
+  it("removes finished deliveries past the retention and keeps pending ones", async () => {
+    const routes: CreatedWebhook[] = [];
+    for (const description of ["answers", "fails"]) {
+      const response = await hub.request("/api/me/webhooks", {
+        method: "POST",
+        token,
+        json: { url: receiver.url, watched: [{ type: "user", name: "ann" }], domains: ["repo"], description },
+      });
+      expect(response.status).toBe(201);
+      const created = await readJson<CreatedWebhook>(response);
+      hub.secrets.add(created.secret);
+      routes.push(created);
+    }
+    const [answers, fails] = routes as [CreatedWebhook, CreatedWebhook];
+    receiver.answerWith((d) =>
+      (d.payload.webhook as { id: string }).id === fails.id ? { status: 500 } : { status: 204 },
+    );
+    expect(
+      (await hub.request("/api/repos", { method: "POST", token, json: { repo_id: "ann/kept" } })).status,
+    ).toBe(201);
+    await receiver.waitFor(2);
+    const list = (owner: TestHub, id: string) =>
+      owner
+        .request(`/api/me/webhooks/${id}/deliveries`, { token })
+        .then((r) => readJson<WebhookDeliveryList>(r))
+        .then((body) => body.deliveries);
+    for (let i = 0; i < 50 && (await list(hub, answers.id))[0]?.status !== "delivered"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await list(hub, answers.id)).map((d) => d.status)).toEqual(["delivered"]);
+    expect((await list(hub, fails.id)).map((d) => [d.status, d.attempts])).toEqual([["pending", 1]]);
+
+    // Pruning runs when a worker starts (and every ten minutes): a new process removes the finished one.
+    expect(await hub.signal("SIGTERM")).toBe(0);
+    const next = await startHub({ sharing: hub });
+    try {
+      expect(await list(next, answers.id)).toEqual([]);
+      const [pending] = await list(next, fails.id);
+      expect(pending).toMatchObject({ status: "pending", attempts: 1, last_attempt: { status_code: 500 } });
+    } finally {
+      await next.stop();
+    }
+  });
+});

@@ -18,6 +18,8 @@ const EXCERPT_BYTES = 1024;
 const POLL_MS = 1000;
 /** How long in-flight attempts may finish when the hub stops, before they are cut off. */
 const DRAIN_MS = 5000;
+/** How often finished deliveries past their retention are removed (and once at start). */
+const PRUNE_EVERY_MS = 600_000;
 
 interface AttemptResult {
   outcome: AttemptOutcome;
@@ -288,10 +290,23 @@ export function createDeliveryWorker(deps: {
     return Math.max(0, Math.min(POLL_MS, Date.parse(next) - clock().getTime()));
   }
 
+  let prunedAt = -Infinity;
+
+  /** Drops delivered and failed deliveries (with their receipts) older than the retention; pending ones stay. */
+  async function pruneIfDue(): Promise<void> {
+    const now = clock().getTime();
+    if (now - prunedAt < PRUNE_EVERY_MS) return;
+    prunedAt = now;
+    const cutoff = new Date(now - config.retentionDays * 86_400_000).toISOString();
+    const removed = await webhooksRepository.pruneFinished(db, cutoff);
+    if (removed > 0) logger.info({ removed, cutoff }, "old webhook deliveries removed");
+  }
+
   async function loop(): Promise<void> {
     while (running) {
       woken = false;
       try {
+        await pruneIfDue();
         if (await claimDue()) continue;
         await sleep(inFlight.size >= config.concurrency ? POLL_MS : Math.max(10, await untilNextDue()));
       } catch (err) {

@@ -157,6 +157,18 @@ export const webhooksRepository = {
       ? Promise.resolve()
       : db.updateTable("webhook_deliveries").set({ lease_until: null }).where("id", "in", ids).execute(),
 
+  /** Removes finished deliveries created before the cutoff; their attempts go with them (foreign key cascade). */
+  pruneFinished: async (db: DbOrTx, cutoff: string) =>
+    Number(
+      (
+        await db
+          .deleteFrom("webhook_deliveries")
+          .where("status", "in", ["delivered", "failed"])
+          .where("created_at", "<", cutoff)
+          .executeTakeFirst()
+      ).numDeletedRows,
+    ),
+
   delivery: (db: DbOrTx, id: string) =>
     db.selectFrom("webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirst(),
 
