@@ -180,7 +180,23 @@ export function createDeliveryWorker(deps: {
     const nowIso = now.toISOString();
     const success = result.outcome === "success";
     const attemptsLeft = delivery.attempts_left - 1;
+    // The route's row is locked first, as deleting a route does (its deliveries cascade after it), so the
+    // two never wait on each other in opposite orders.
     await db.transaction().execute(async (tx) => {
+      const counted = await tx
+        .updateTable("webhooks")
+        .set(
+          success
+            ? { consecutive_failures: 0, failing_since: null }
+            : {
+                // Increments in SQL: parallel attempts at one route must not lose each other's counts.
+                consecutive_failures: sql`consecutive_failures + 1`,
+                failing_since: sql`coalesce(failing_since, ${nowIso})`,
+              },
+        )
+        .where("id", "=", route.id)
+        .executeTakeFirst();
+      if (Number(counted.numUpdatedRows) === 0) return; // The route was deleted meanwhile, with its deliveries.
       await webhooksRepository.insertAttempt(tx, {
         id: randomUUID(),
         delivery_id: delivery.id,
@@ -207,19 +223,7 @@ export function createDeliveryWorker(deps: {
                 ).toISOString(),
               }),
       });
-      if (success) {
-        await webhooksRepository.update(tx, route.id, { consecutive_failures: 0, failing_since: null });
-        return;
-      }
-      // Increments in SQL: parallel attempts at one route must not lose each other's counts.
-      await tx
-        .updateTable("webhooks")
-        .set({
-          consecutive_failures: sql`consecutive_failures + 1`,
-          failing_since: sql`coalesce(failing_since, ${nowIso})`,
-        })
-        .where("id", "=", route.id)
-        .execute();
+      if (success) return;
       const current = await webhooksRepository.findById(tx, route.id);
       if (!current || current.disabled === 1 || !current.failing_since) return;
       const failingFor = now.getTime() - Date.parse(current.failing_since);

@@ -167,7 +167,9 @@ export function createRepoEvents(deps: {
   return {
     async publish(event) {
       try {
-        await publish(event);
+        // A route deleted between reading the routes and writing the rows fails the whole batch
+        // (its foreign key); once more, the routes are read again without it.
+        await publish(event).catch(() => publish(event));
         if (event.scope === "repo" && event.action === "delete")
           await webhooksRepository.dropRepositoryWatches(db, event.repo.row.id);
       } catch (err) {
