@@ -106,8 +106,9 @@ export async function downloadFiles(params: DownloadParams): Promise<DownloadRes
 
   const folder = repoCacheFolder(params.cacheDir, repo);
   const root = params.localDir ? path.resolve(params.localDir) : path.join(folder, "snapshots", commit);
-  if (!params.localDir && revision && revision !== commit) {
-    const ref = path.join(folder, "refs", revision);
+  if (!params.localDir && revision !== commit) {
+    // Without a revision, the default branch: the hub's is main.
+    const ref = path.join(folder, "refs", revision ?? "main");
     await mkdir(path.dirname(ref), { recursive: true });
     await writeFile(ref, commit);
   }
