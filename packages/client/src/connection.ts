@@ -87,8 +87,9 @@ async function fetchDiscovery(connection: Connection, signal?: AbortSignal): Pro
     accept: [404],
     signal,
   });
-  const document: Partial<HubConfiguration> =
-    response.status === 404 ? {} : ((await response.json()) as Partial<HubConfiguration>);
+  let document: Partial<HubConfiguration> = {};
+  if (response.status === 404) await response.body?.cancel();
+  else document = (await response.json()) as Partial<HubConfiguration>;
   const api = trimSlash(known.api_url ?? document.api_url ?? endpoint);
   return {
     ...document,

@@ -146,7 +146,8 @@ export class ChatCompletionStream implements AsyncIterable<ChatCompletionChunk> 
     let finished = false;
     try {
       for await (const event of readServerSentEvents(body)) {
-        if (event.data === "[DONE]") break;
+        // After [DONE] only the end of the body remains: read it, so the connection stays reusable.
+        if (event.data === "[DONE]") continue;
         const data = JSON.parse(event.data) as unknown;
         if (event.event === "error") {
           const described = describeErrorBody(data);
