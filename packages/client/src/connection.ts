@@ -114,11 +114,7 @@ export async function routerBaseUrl(connection: Connection, signal?: AbortSignal
 /** Sends a request to the hub and returns the response; a failed status throws the matching {@link HubError}. */
 export async function send(connection: Connection, options: RequestOptions): Promise<Response> {
   const url = await resolveUrl(connection, options);
-  const headers = new Headers(options.headers);
-  if (!headers.has("user-agent")) headers.set("user-agent", connection.userAgent ?? DEFAULT_USER_AGENT);
-  if (options.auth !== false && connection.token && (await sameService(connection, url))) {
-    headers.set("authorization", `Bearer ${connection.token}`);
-  }
+  const headers = await requestHeaders(connection, url, options);
   let body = options.body;
   if (options.json !== undefined) {
     headers.set("content-type", "application/json");
@@ -139,6 +135,23 @@ export async function send(connection: Connection, options: RequestOptions): Pro
   }
   if (response.ok || options.accept?.includes(response.status)) return response;
   throw errorFromResponse(response, await readErrorBody(response), url);
+}
+
+/**
+ * The headers of a request to `url`: the caller's, a User-Agent, and the token
+ * when `auth` is not false and the URL is one of the hub's own addresses.
+ */
+export async function requestHeaders(
+  connection: Connection,
+  url: string,
+  options: { headers?: Record<string, string>; auth?: boolean },
+): Promise<Headers> {
+  const headers = new Headers(options.headers);
+  if (!headers.has("user-agent")) headers.set("user-agent", connection.userAgent ?? DEFAULT_USER_AGENT);
+  if (options.auth !== false && connection.token && (await sameService(connection, url))) {
+    headers.set("authorization", `Bearer ${connection.token}`);
+  }
+  return headers;
 }
 
 /** Sends a request and parses its JSON answer as `T` (the response type the `@hub/api` schema gives). */
@@ -164,7 +177,8 @@ export function transportError(err: unknown, url: string, signal?: AbortSignal |
   });
 }
 
-async function readErrorBody(response: Response): Promise<unknown> {
+/** The JSON of an error body, or undefined when it is empty or not JSON. */
+export async function readErrorBody(response: Response): Promise<unknown> {
   try {
     const text = await response.text();
     return text ? (JSON.parse(text) as unknown) : undefined;

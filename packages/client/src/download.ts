@@ -3,7 +3,8 @@ import { createReadStream } from "node:fs";
 import { lstat, mkdir, open, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TreeEntry } from "@hub/api";
-import { discover, send, type Connection } from "./connection.js";
+import { bulkTransfer, discard } from "./bulk-transfer.js";
+import { discover, type Connection } from "./connection.js";
 import { HubError, NotFoundError } from "./errors.js";
 import type { OnProgress } from "./file-io.js";
 import { listFiles, pathsInfo, repoInfo, repoUrlPrefix, type RepoRef } from "./repos.js";
@@ -209,8 +210,9 @@ async function fetchToFile(params: DownloadParams, commit: string, entry: TreeEn
     .split("/")
     .map(encodeURIComponent)
     .join("/")}`;
-  const response = await send(connection, {
-    path: url,
+  const response = await bulkTransfer(connection, {
+    method: "GET",
+    url,
     headers: have > 0 ? { range: `bytes=${have}-` } : {},
     signal,
     accept: [416],
@@ -224,7 +226,7 @@ async function fetchToFile(params: DownloadParams, commit: string, entry: TreeEn
   } else {
     if (response.status === 416) {
       // The partial file no longer matches what the hub serves: start over.
-      await response.body?.cancel();
+      await discard(response.body);
       await rm(incomplete, { force: true });
       return fetchToFile(params, commit, entry, incomplete);
     }
@@ -233,13 +235,11 @@ async function fetchToFile(params: DownloadParams, commit: string, entry: TreeEn
   const handle = await open(incomplete, resumedFrom > 0 ? "a" : "w");
   let written = have;
   try {
-    if (response.body) {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        hash.update(chunk);
-        await handle.write(chunk);
-        written += chunk.length;
-        onProgress?.({ phase: "download", path: entry.path, bytes: written, total: size });
-      }
+    for await (const chunk of response.body) {
+      hash.update(chunk);
+      await handle.write(chunk);
+      written += chunk.length;
+      onProgress?.({ phase: "download", path: entry.path, bytes: written, total: size });
     }
   } catch (err) {
     throw err instanceof HubError

@@ -59,14 +59,22 @@ export function fileRangeStream(
   );
 }
 
-/** The SHA-256 of a file (hex), read as a stream. */
+/** The SHA-256 of a file (hex), read through one reused buffer, so hashing any size makes no garbage. */
 export async function sha256File(file: string, onBytes?: (bytes: number) => void): Promise<string> {
   const hash = createHash("sha256");
-  let bytes = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
-    onBytes?.(bytes);
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  const handle = await open(file, "r");
+  try {
+    let bytes = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, bytes);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
+      onBytes?.(bytes);
+    }
+  } finally {
+    await handle.close();
   }
   return hash.digest("hex");
 }

@@ -9,6 +9,7 @@ export * from "./keys.js";
 export * from "./inference.js";
 export * from "./sse.js";
 export * from "./file-io.js";
+export * from "./bulk-transfer.js";
 export * from "./upload.js";
 export * from "./download.js";
 export * from "./device-flow.js";

@@ -10,14 +10,8 @@ import type {
 } from "@hub/api";
 import { discover, send, sendJson, type Connection } from "./connection.js";
 import { HubError } from "./errors.js";
-import {
-  base64File,
-  fileRangeStream,
-  readHead,
-  sha256File,
-  streamFromGenerator,
-  type OnProgress,
-} from "./file-io.js";
+import { bulkTransfer, discard } from "./bulk-transfer.js";
+import { base64File, readHead, sha256File, streamFromGenerator, type OnProgress } from "./file-io.js";
 import { repoApiPath, repoUrlPrefix, type RepoRef } from "./repos.js";
 
 const LFS_JSON = "application/vnd.git-lfs+json";
@@ -244,14 +238,15 @@ async function uploadObject(
     onProgress?.({ phase: "upload", path: file.path, bytes, total: file.size });
   const chunkSize = Number(upload.header?.chunk_size);
   if (!upload.header?.chunk_size || !Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
-    await send(connection, {
+    const response = await bulkTransfer(connection, {
       method: "PUT",
-      path: upload.href,
+      url: upload.href,
       auth: false,
       headers: { "content-type": "application/octet-stream", ...upload.header },
-      body: fileRangeStream(file.localPath, 0, file.size, progress),
+      file: { path: file.localPath, start: 0, end: file.size, onBytes: progress },
       signal,
     });
+    await discard(response.body);
   } else {
     const statePath = stateDir ? path.join(stateDir, `${file.oid}.json`) : undefined;
     let state = statePath ? await readState(statePath, file) : undefined;
@@ -299,13 +294,14 @@ async function sendParts(
     const start = (part - 1) * chunkSize;
     const end = Math.min(file.size, start + chunkSize);
     const before = done;
-    const response = await send(connection, {
+    const response = await bulkTransfer(connection, {
       method: "PUT",
-      path: href,
+      url: href,
       auth: false,
-      body: fileRangeStream(file.localPath, start, end, (sent) => progress(before + sent)),
+      file: { path: file.localPath, start, end, onBytes: (sent) => progress(before + sent) },
       signal,
     });
+    await discard(response.body);
     state.etags[key] = response.headers.get("etag") ?? "";
     done += end - start;
     if (statePath) await writeState(statePath, state);
