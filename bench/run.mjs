@@ -3,10 +3,12 @@ import { benchCliMemory } from "./cli-memory.mjs";
 import { benchGit } from "./git.mjs";
 import { benchLfs } from "./lfs.mjs";
 import { benchRouter } from "./router.mjs";
+import { benchWebhooks } from "./webhooks.mjs";
 import { benchWhoami } from "./whoami.mjs";
 
 await benchWhoami();
 await benchRouter();
 await benchGit();
 await benchLfs();
+await benchWebhooks();
 await benchCliMemory();

@@ -1,13 +1,11 @@
 // GET /api/whoami with a valid token through a real hub, against a bare Fastify handler, in one run.
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { load, printComparison, startServer } from "./lib.mjs";
+import { benchToken, hubd, load, printComparison, startServer } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
 
 export async function benchWhoami({ duration = 10, connections = 10 } = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "hub-bench-"));
@@ -18,23 +16,7 @@ export async function benchWhoami({ duration = 10, connections = 10 } = {}) {
     HUB_RATE_LIMIT: "1000000000",
     ...(process.env.HUB_DATABASE_URL ? { HUB_DATABASE_URL: process.env.HUB_DATABASE_URL } : {}),
   };
-  execFileSync(
-    process.execPath,
-    [hubd, "user", "create", "bench", "--email", "bench@example.com", "--password-stdin"],
-    {
-      env,
-      input: "bench-password\n",
-    },
-  );
-  const token = execFileSync(
-    process.execPath,
-    [hubd, "token", "create", "bench", "--name", "bench", "--role", "read"],
-    { env },
-  )
-    .toString()
-    .trim()
-    .split("\n")
-    .pop();
+  const token = await benchToken(env, "read");
 
   const hub = await startServer(hubd, ["serve", "--only", "hub"], {
     ...env,

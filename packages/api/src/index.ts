@@ -8,3 +8,5 @@ export * from "./files.js";
 export * from "./orgs.js";
 export * from "./keys.js";
 export * from "./inference.js";
+export * from "./webhooks.js";
+export * from "./device.js";

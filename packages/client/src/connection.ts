@@ -1,25 +1,13 @@
+import type { HubConfiguration } from "@hub/api";
 import { AbortedError, ConnectionError, HubError, errorFromResponse } from "./errors.js";
 
 /**
- * The hub's discovery document, `GET {endpoint}/.well-known/hub-configuration`:
- * one endpoint setting is enough, every other address is read from it.
+ * The hub's addresses, from its discovery document
+ * (`GET {endpoint}/.well-known/hub-configuration`, the `@hub/api` schema): one
+ * endpoint setting is enough, every other address is read from it. A hub
+ * without the document is addressed at its endpoint for the API and git.
  */
-export interface HubConfiguration {
-  /** Base of the Hub API (`/api/...`), resolve downloads and the LFS batch API. */
-  api_url: string;
-  /** Base of git over HTTPS. */
-  git_url: string;
-  /** `ssh://git@host:port` of git over SSH. */
-  ssh_url?: string;
-  /** Base of the inference Router; the OpenAI-compatible API is under `/v1`. */
-  inference_url?: string;
-  /** RFC 8628 device authorization endpoint. */
-  device_authorization_endpoint?: string;
-  /** OAuth token endpoint (device-code grant). */
-  token_endpoint?: string;
-  scopes_supported?: string[];
-  version?: string;
-}
+export type DiscoveredHub = Partial<HubConfiguration> & Pick<HubConfiguration, "api_url" | "git_url">;
 
 /**
  * Where and as whom the SDK talks to a hub. Every SDK call takes one in its
@@ -59,7 +47,7 @@ export interface RequestOptions {
 }
 
 const DEFAULT_USER_AGENT = "hub-client/1.0";
-const discovered = new WeakMap<Connection, Promise<HubConfiguration>>();
+const discovered = new WeakMap<Connection, Promise<DiscoveredHub>>();
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
@@ -68,7 +56,7 @@ const trimSlash = (url: string) => url.replace(/\/+$/, "");
  * discovery document. A hub without the document is addressed at its endpoint
  * for the API and git.
  */
-export function discover(connection: Connection, signal?: AbortSignal): Promise<HubConfiguration> {
+export function discover(connection: Connection, signal?: AbortSignal): Promise<DiscoveredHub> {
   let pending = discovered.get(connection);
   if (!pending) {
     pending = fetchDiscovery(connection, signal);
@@ -78,7 +66,7 @@ export function discover(connection: Connection, signal?: AbortSignal): Promise<
   return pending;
 }
 
-async function fetchDiscovery(connection: Connection, signal?: AbortSignal): Promise<HubConfiguration> {
+async function fetchDiscovery(connection: Connection, signal?: AbortSignal): Promise<DiscoveredHub> {
   const endpoint = trimSlash(connection.endpoint);
   const known = connection.discovery ?? {};
   const response = await send(connection, {

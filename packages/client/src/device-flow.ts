@@ -1,26 +1,15 @@
+import { DEVICE_CODE_GRANT_TYPE, type DeviceAuthorizationResponse, type TokenResponse } from "@hub/api";
 import { discover, send, type Connection } from "./connection.js";
 import { HubError, describeErrorBody, errorFromResponse } from "./errors.js";
 
 /** The client id the `hub` CLI presents to the device flow. */
 export const CLI_CLIENT_ID = "hub-cli";
 
-/** RFC 8628 section 3.2: what to show the person, and what to poll with. */
-export interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete?: string;
-  expires_in: number;
-  interval?: number;
-}
+/** RFC 8628 section 3.2: what to show the person, and what to poll with (`@hub/api` schema). */
+export type DeviceAuthorization = DeviceAuthorizationResponse;
 
-/** The token the device flow ends with. */
-export interface DeviceToken {
-  access_token: string;
-  token_type: string;
-  scope?: string;
-  expires_in?: number;
-}
+/** The token the device flow ends with (RFC 6749 section 5.1). */
+export type DeviceToken = TokenResponse;
 
 export interface StartDeviceFlowParams {
   connection: Connection;
@@ -76,7 +65,7 @@ export async function pollDeviceToken(params: PollDeviceTokenParams): Promise<De
     throw new HubError(0, "This hub does not publish a token endpoint.", { code: "device_flow_unavailable" });
   }
   const sleep = params.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  let interval = Math.max(authorization.interval ?? 5, 1) * 1000;
+  let interval = Math.max(authorization.interval, 1) * 1000;
   const deadline = Date.now() + authorization.expires_in * 1000;
   for (;;) {
     await sleep(interval);
@@ -88,7 +77,7 @@ export async function pollDeviceToken(params: PollDeviceTokenParams): Promise<De
       accept: [400, 401],
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body: new URLSearchParams({
-        grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+        grant_type: DEVICE_CODE_GRANT_TYPE,
         device_code: authorization.device_code,
         client_id: params.clientId ?? CLI_CLIENT_ID,
       }).toString(),

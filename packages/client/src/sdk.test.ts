@@ -35,12 +35,11 @@ describe("the SDK", () => {
     seen.push({ url: String(input), authorized: headers.has("authorization"), signal: init?.signal });
     return undiciFetch(input, { ...(init as object), dispatcher: agent });
   }) as unknown as typeof fetch;
-  // The Router's address comes from the discovery document once the hub serves one.
+  // The Router's address comes from the hub's discovery document.
   const connection = (overrides: Partial<Connection> = {}): Connection => ({
     endpoint: hub.url,
     token,
     fetch: recordingFetch,
-    discovery: { inference_url: hub.routerUrl },
     ...overrides,
   });
 

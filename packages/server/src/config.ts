@@ -27,6 +27,33 @@ export interface RouterConfig {
   cooldownMs: number;
 }
 
+/** Webhook deliveries: timeouts, the retry schedule, and when a failing route is switched off. */
+export interface WebhooksConfig {
+  /** Deliver to loopback, private and link-local addresses too (tests, single-network installs). */
+  allowPrivate: boolean;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  concurrency: number;
+  /** A route is switched off after this many failed attempts in a row... */
+  disableAfterFailures: number;
+  /** ...spanning at least this long, so one burst against a restarting receiver does not. */
+  disableAfterSeconds: number;
+  /** Days delivered and failed deliveries (and their receipts) are kept; pending ones are kept until done. */
+  retentionDays: number;
+}
+
+/** The OAuth 2.0 device authorization grant (RFC 8628) that `hub login` uses. */
+export interface DeviceFlowConfig {
+  /** How long a device code and its user code can be approved. */
+  codeTtlSeconds: number;
+  /** The least time between two token polls; polling sooner answers `slow_down`. */
+  pollIntervalSeconds: number;
+  /** Lifetime of the access token an approved code yields. */
+  tokenTtlDays: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -39,6 +66,8 @@ export interface Config {
   gitPublicUrl: string;
   /** SSH address as clients see it, `ssh://git@host:port`. */
   sshPublicUrl: string;
+  /** Base URL of the inference Router as clients see it; OpenAI clients add `/v1`. */
+  routerPublicUrl: string;
   /** The shared signing secret, when several machines serve one hub; otherwise one is kept in the data dir. */
   secretKey: string | null;
   /** Open SSH connections one key may hold at once. */
@@ -52,6 +81,8 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   router: RouterConfig;
+  webhooks: WebhooksConfig;
+  device: DeviceFlowConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -190,6 +221,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       "https:",
     ]),
     sshPublicUrl: publicUrl(env, "HUB_SSH_PUBLIC_URL", `ssh://git@${hostForUrl}:${ports.ssh}`, ["ssh:"]),
+    routerPublicUrl: publicUrl(env, "HUB_ROUTER_PUBLIC_URL", `http://${hostForUrl}:${ports.router}`, [
+      "http:",
+      "https:",
+    ]),
     secretKey: secretKey(env),
     sshMaxConnectionsPerKey: integer(env, "HUB_SSH_MAX_CONNECTIONS_PER_KEY", 10, 1, 10_000),
     maxGitBlobBytes: integer(env, "HUB_MAX_GIT_BLOB_BYTES", 10 * 1024 * 1024, 1024, 2 ** 40),
@@ -203,6 +238,22 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),
     router: routerConfig(env),
+    webhooks: {
+      allowPrivate: flag(env, "HUB_WEBHOOKS_ALLOW_PRIVATE"),
+      timeoutMs: integer(env, "HUB_WEBHOOKS_TIMEOUT_MS", 10_000, 100, 120_000),
+      maxAttempts: integer(env, "HUB_WEBHOOKS_MAX_ATTEMPTS", 10, 1, 100),
+      retryBaseMs: integer(env, "HUB_WEBHOOKS_RETRY_BASE_MS", 10_000, 10, 3_600_000),
+      retryMaxMs: integer(env, "HUB_WEBHOOKS_RETRY_MAX_MS", 3_600_000, 10, 86_400_000),
+      concurrency: integer(env, "HUB_WEBHOOKS_CONCURRENCY", 16, 1, 1000),
+      disableAfterFailures: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_FAILURES", 20, 1, 100_000),
+      disableAfterSeconds: integer(env, "HUB_WEBHOOKS_DISABLE_AFTER_SECONDS", 86_400, 0, 30 * 86_400),
+      retentionDays: integer(env, "HUB_WEBHOOKS_RETENTION_DAYS", 30, 0, 3650),
+    },
+    device: {
+      codeTtlSeconds: integer(env, "HUB_DEVICE_CODE_TTL_SECONDS", 900, 1, 86_400),
+      pollIntervalSeconds: integer(env, "HUB_DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
+      tokenTtlDays: integer(env, "HUB_DEVICE_TOKEN_TTL_DAYS", 90, 1, 3650),
+    },
   };
   return Object.freeze(config);
 }

@@ -1,4 +1,4 @@
-import type { RouterError } from "@hub/api";
+import type { OAuthError, RouterError } from "@hub/api";
 
 /**
  * The one error type of the hub. `code` is a stable snake_case key clients can
@@ -71,4 +71,26 @@ export function renderRouterError(error: HubError): RouterError {
       code: error.code,
     },
   };
+}
+
+/** The error codes OAuth 2.0 defines for the device authorization and token endpoints (RFC 6749 §5.2, RFC 8628 §3.5). */
+const OAUTH_ERROR_CODES = new Set([
+  "invalid_request",
+  "invalid_scope",
+  "invalid_grant",
+  "unsupported_grant_type",
+  "authorization_pending",
+  "slow_down",
+  "access_denied",
+  "expired_token",
+]);
+
+/**
+ * A HubError as the OAuth error body. Other client errors (validation, media
+ * type, JSON syntax) are OAuth's `invalid_request`; rate limits and server
+ * failures keep the hub's code, which OAuth clients treat as fatal.
+ */
+export function renderOAuthError(error: HubError): OAuthError {
+  const keep = OAUTH_ERROR_CODES.has(error.code) || error.status === 429 || error.status >= 500;
+  return { error: keep ? error.code : "invalid_request", error_description: error.message };
 }

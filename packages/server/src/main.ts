@@ -11,6 +11,7 @@ import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
+import { createDeviceService } from "./areas/device/device.service.js";
 import { createAuthenticator, createCredentialResolver } from "./auth/authenticate.js";
 import { loadServerKey } from "./auth/server-key.js";
 import { createLocalObjectStore } from "./git/lfs/local-object-store.js";
@@ -34,6 +35,9 @@ import { createOpenAiCompatibleAdapter } from "./router/providers/openai-compati
 import { createRouterServer } from "./router/router-server.js";
 import { createSessionAffinity } from "./router/session-affinity.js";
 import { createUsageWriter } from "./router/usage-writer.js";
+import { createDeliveryWorker } from "./areas/webhooks/delivery-worker.js";
+import { createRepoEvents } from "./areas/webhooks/events.js";
+import { createWebhooksService } from "./areas/webhooks/webhooks.service.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -56,6 +60,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     sessionTtlSeconds: config.sessionTtlSeconds,
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
+  const device = createDeviceService({ db, clock, tokens, config: config.device });
   const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
@@ -66,8 +71,35 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
-  const repos = createReposService({ db, storage, clock, config });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
+  const webhookSecrets = createSealer(serverKey, "webhook-secrets");
+  const deliveries = createDeliveryWorker({
+    db,
+    clock,
+    sealer: webhookSecrets,
+    config: config.webhooks,
+    userAgent: `Hub-Webhooks/${packageJson.version} (+${config.publicUrl})`,
+    logger,
+  });
+  const events = createRepoEvents({
+    db,
+    clock,
+    repoFiles,
+    publicUrl: config.publicUrl,
+    maxAttempts: config.webhooks.maxAttempts,
+    logger,
+    notify: deliveries.notify,
+  });
+  const repos = createReposService({ db, storage, events, clock, config });
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    sealer: webhookSecrets,
+    repos,
+    authorize,
+    allowPrivateTargets: config.webhooks.allowPrivate,
+    notify: deliveries.notify,
+  });
   const files = createFilesService({
     db,
     repos,
@@ -76,7 +108,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
-  const refs = createRefsService({ db, files, repoFiles, signatures: createCommitSignatures({ db }) });
+  const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
     clock: Date.now,
@@ -94,6 +126,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     logger,
     tokens,
     auth,
+    device,
     account,
     orgs,
     keys,
@@ -108,6 +141,8 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     catalog,
     stats,
     inference,
+    webhooks,
+    deliveries,
     startedAt: Date.now(),
     resolveCredentialKey,
     clock,
@@ -209,12 +244,16 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
     apps.push(app);
   }
 
+  // The Hub API's processes work the webhook outbox; other surfaces only add to it.
+  if (surfaces.includes("hub")) hub.deliveries.start();
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
     await Promise.all(apps.map((app) => app.close()));
+    await hub.deliveries.stop();
     await rateLimiter.close();
     await hub.close();
     logger.info("stopped");

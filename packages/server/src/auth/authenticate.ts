@@ -34,10 +34,11 @@ function presentedToken(authorization: string): string | null {
   return null;
 }
 
-function sessionSecret(cookieHeader: string | undefined): string | null {
+/** The value of one cookie in a Cookie header, or null when it is absent or empty. */
+export function cookieValue(cookieHeader: string | undefined, cookie: string): string | null {
   for (const part of (cookieHeader ?? "").split(";")) {
     const [name, ...rest] = part.trim().split("=");
-    if (name === SESSION_COOKIE) return rest.join("=") || null;
+    if (name === cookie) return rest.join("=") || null;
   }
   return null;
 }
@@ -64,7 +65,7 @@ export function createAuthenticator({ tokens, auth, keys, serverKey }: Credentia
       }
       return principal;
     }
-    const secret = sessionSecret(headers.cookie);
+    const secret = cookieValue(headers.cookie, SESSION_COOKIE);
     if (secret === null) return null;
     const principal = await auth.resolveSession(secret);
     if (!principal) throw invalidCredentials("invalid_session", "Your session has ended; sign in again.");

@@ -298,6 +298,16 @@ describe("decide: account actions", () => {
       own,
       200,
     ],
+    ["a session approves a device sign-in", principal(session), "account:approve-device", own, 200],
+    ["a write token approves a device sign-in", principal(token()), "account:approve-device", own, 403],
+    ["anonymous approves a device sign-in", null, "account:approve-device", own, 401],
+    [
+      "a session approves a sign-in to another account",
+      principal(session),
+      "account:approve-device",
+      { type: "account", userId: "user-bob" },
+      403,
+    ],
     [
       "a write token revokes a sibling",
       principal(token()),

@@ -9,13 +9,15 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
- * account actions cover the caller's own identity and token management;
+ * account actions cover the caller's own identity, token management and
+ * approving a device sign-in (RFC 8628);
  * `settings:*` an owner's settings (the caller's own, or an organization's).
  */
 export type Action =
   | "account:read"
   | "account:manage-tokens"
   | "account:revoke-token"
+  | "account:approve-device"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -116,6 +118,24 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
   }
 }
 
+/**
+ * May a webhook route of this owner hear about the repository? A route sees
+ * what its owner could read, as the owner and not as any token: public
+ * repositories, the owner's own, and for a user the private repositories of
+ * organizations where they hold a role. Checked at every event, so a member
+ * who leaves stops hearing at once.
+ */
+export function webhookMaySee(
+  owner: Pick<SettingsOwner, "type" | "id">,
+  repo: Extract<Resource, { type: "repository" }>,
+  ownerRoleInRepoOrganization: OrgRole | null,
+): boolean {
+  if (!repo.private || repo.owner.id === owner.id) return true;
+  return (
+    owner.type === "user" && repo.owner.type === "org" && rank(ownerRoleInRepoOrganization) >= rank("read")
+  );
+}
+
 /** Is the resource inside the boundaries the token was given (organization, repositories)? */
 function withinTokenBounds(credential: Credential, resource: Resource): boolean {
   if (credential.type !== "access_token") return true;
@@ -180,6 +200,19 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
+    case "account:approve-device":
+      // Approving mints a token for the account: only the person at a browser may, never a token.
+      if (credential.type !== "session") {
+        return deny(
+          forbidden(
+            "session_required",
+            "Approve device sign-ins in a browser signed in to the hub; a token cannot approve them.",
+          ),
+        );
+      }
+      return accountMay(input, principal)
+        ? allow
+        : deny(forbidden("forbidden", "You may only approve sign-ins to your own account."));
   }
 
   if (action === "settings:read" || action === "settings:write") {

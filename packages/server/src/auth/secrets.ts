@@ -3,17 +3,23 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /**
- * A random base62 string of `length` characters (5.95 bits each, by rejection
- * sampling so every character is equally likely). 34 characters carry 202 bits.
+ * A random string of `length` characters from `alphabet`, each equally likely:
+ * bytes past the last whole multiple of the alphabet's size are rejected.
  */
-export function randomBase62(length: number): string {
+export function randomString(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+      if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
     }
   }
   return out;
+}
+
+/** A random base62 string; each character carries 5.95 bits, so 34 characters carry 202 bits. */
+export function randomBase62(length: number): string {
+  return randomString(BASE62, length);
 }
 
 /** Secrets are high-entropy, so one SHA-256 is the right hash: lookups stay indexable. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Migrator, sql } from "kysely";
+import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { generateKey, readKey } from "openpgp";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase, DIALECTS } from "../test-support/databases.js";
@@ -33,6 +33,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0006-account-keys",
         "0007-inference",
         "0008-gpg-key-ids",
+        "0009-webhooks",
+        "0010-device-codes",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -48,6 +50,35 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     } finally {
       await db.destroy();
       await database.drop();
+    }
+  });
+
+  it("run a migration merged after higher-numbered ones already ran (numbers may leave gaps)", async () => {
+    const database = await createTestDatabase(dialect);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
+    const db = openDatabase(config);
+    try {
+      await migrateToLatest(db, config);
+      const ours = await migrationProvider.getMigrations();
+      const late: Migration = {
+        up: (tx: Kysely<unknown>) =>
+          tx.schema
+            .createTable("late_table")
+            .addColumn("id", "text", (c) => c.primaryKey())
+            .execute(),
+      };
+      await migrateToLatest(db, config, { getMigrations: async () => ({ ...ours, "0009-late": late }) });
+      const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+      expect(applied.rows.map((row) => row.name)).toContain("0009-late");
+      const tables = await db.introspection.getTables();
+      expect(tables.map((table) => table.name)).toContain("late_table");
+    } finally {
+      await db.destroy();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

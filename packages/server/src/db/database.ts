@@ -4,6 +4,7 @@ import Sqlite from "better-sqlite3";
 import {
   Kysely,
   Migrator,
+  type MigrationProvider,
   PostgresDialect,
   SqliteDialect,
   type SqliteDatabase,
@@ -66,22 +67,28 @@ function withStatementCache(sqlite: Sqlite.Database): SqliteDatabase {
  * Brings the schema to the newest migration; safe to run from several processes
  * at start. PostgreSQL serializes them with Kysely's advisory lock; SQLite has
  * no such lock, so the processes take turns on a lock database beside the file.
+ * The provider is the server's own migrations; tests may give others.
  */
-export async function migrateToLatest(db: Db, config: DatabaseConfig): Promise<void> {
-  if (config.dialect === "postgres") return migrate(db);
+export async function migrateToLatest(
+  db: Db,
+  config: DatabaseConfig,
+  provider: MigrationProvider = migrationProvider,
+): Promise<void> {
+  if (config.dialect === "postgres") return migrate(db, provider);
   const lock = new Sqlite(`${config.file}.migration-lock`);
   try {
     lock.pragma("busy_timeout = 60000");
     lock.exec("BEGIN IMMEDIATE");
-    await migrate(db);
+    await migrate(db, provider);
   } finally {
     if (lock.inTransaction) lock.exec("COMMIT");
     lock.close();
   }
 }
 
-async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+async function migrate(db: Db, provider: MigrationProvider): Promise<void> {
+  // Branches add migrations in parallel: one merged after a higher-numbered one must still run.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === "Error");
   if (error || failed) {

@@ -108,6 +108,28 @@ export interface SessionRow {
   reauthenticated_at: string | null;
 }
 
+/** A device sign-in (RFC 8628): `pending`, then `approved` or `denied`; `consumed` once its token is issued. */
+export interface DeviceCodeRow {
+  id: string;
+  device_code_hash: string;
+  /** Upper case, without the dash. */
+  user_code: string;
+  client_id: string;
+  /** The requested role, or null when `scopes` were requested. */
+  role: string | null;
+  /** The requested scopes (JSON list), or null for a role. */
+  scopes: string | null;
+  status: string;
+  /** The account that approved or denied it. */
+  user_id: string | null;
+  /** The scopes the person approved (JSON list), a subset of `scopes`. */
+  granted_scopes: string | null;
+  interval_seconds: number;
+  last_polled_at: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 /** Money columns are bigint: PostgreSQL returns them as strings, SQLite as numbers. */
 type Nanos = number | string | bigint;
 
@@ -160,6 +182,60 @@ export interface CreditGrantRow {
   created_at: string;
 }
 
+export interface WebhookRow {
+  id: string;
+  owner_id: string;
+  owner_type: "user" | "org";
+  url: string;
+  /** JSON array of domains. */
+  domains: string;
+  description: string;
+  sealed_secret: string;
+  disabled: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  consecutive_failures: number;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookWatchRow {
+  webhook_id: string;
+  kind: "namespace" | "repository";
+  target_id: string;
+  position: number;
+}
+
+export interface WebhookDeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  scope: string;
+  action: string;
+  payload: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  attempts_left: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  redelivery: number;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookAttemptRow {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  duration_ms: number;
+  outcome: string;
+  status_code: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  redelivery: number;
+}
+
 export interface Database {
   users: UserRow;
   organizations: OrganizationRow;
@@ -172,8 +248,13 @@ export interface Database {
   gpg_key_ids: GpgKeyIdRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
+  device_codes: DeviceCodeRow;
   inference_owners: InferenceOwnerRow;
   inference_provider_keys: InferenceProviderKeyRow;
   inference_usage: InferenceUsageRow;
   credit_grants: CreditGrantRow;
+  webhooks: WebhookRow;
+  webhook_watches: WebhookWatchRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
 }

@@ -37,7 +37,8 @@ export interface LogEntry {
   message: string;
 }
 
-const ZERO_OID = "0".repeat(40);
+/** The object id git uses for "no object": a ref that did not exist before, or no longer does. */
+export const ZERO_OID = "0".repeat(40);
 
 /** The caller as git's author and committer. */
 function identityEnv(author: { name: string; email: string }): Record<string, string> {
@@ -247,6 +248,28 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
     },
 
     logEntries,
+
+    /** The files that differ between two commits (no rename detection), as git's status letter and path. */
+    async changedPaths(id: string, from: string, to: string): Promise<{ status: string; path: string }[]> {
+      const out = (
+        await git(id, [
+          "diff-tree",
+          "-r",
+          "-z",
+          "--no-renames",
+          "--name-status",
+          "--end-of-options",
+          from,
+          to,
+        ])
+      )
+        .toString("utf8")
+        .split("\0");
+      const changes: { status: string; path: string }[] = [];
+      for (let i = 0; i + 1 < out.length; i += 2)
+        changes.push({ status: out[i] ?? "", path: out[i + 1] ?? "" });
+      return changes;
+    },
 
     /** Raw commit objects by id, in one git process: what signature checks read. */
     rawCommits: (id: string, commits: string[]) => readObjects(id, commits),

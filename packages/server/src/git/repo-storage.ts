@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runGit } from "./git-command.js";
+import type { RefUpdate } from "../areas/webhooks/events.js";
+import { POST_RECEIVE_HOOK } from "./hooks/post-receive.js";
 import { PRE_RECEIVE_HOOK } from "./hooks/pre-receive.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,6 +24,7 @@ const HUB_IDENTITY = {
 export function createRepoStorage(dataDir: string) {
   const root = path.join(dataDir, "repositories");
   const hooksDir = path.join(dataDir, "hooks");
+  const pushRecords = path.join(dataDir, "tmp", "pushes");
 
   function pathOf(id: string): string {
     if (!UUID.test(id)) throw new Error(`Not a repository id: ${id}`);
@@ -33,12 +36,42 @@ export function createRepoStorage(dataDir: string) {
     /** The directory git's `core.hooksPath` points at for every push. */
     hooksDir,
 
-    /** Writes the hook scripts that enforce the push policy; called once at start-up. */
+    /** Writes the hook scripts that enforce the push policy and record pushes; called once at start-up. */
     async installHooks(): Promise<void> {
       await mkdir(hooksDir, { recursive: true });
-      const hook = path.join(hooksDir, "pre-receive");
-      await writeFile(hook, PRE_RECEIVE_HOOK);
-      await chmod(hook, 0o755);
+      await mkdir(pushRecords, { recursive: true });
+      for (const [name, script] of [
+        ["pre-receive", PRE_RECEIVE_HOOK],
+        ["post-receive", POST_RECEIVE_HOOK],
+      ] as const) {
+        const hook = path.join(hooksDir, name);
+        await writeFile(hook, script);
+        await chmod(hook, 0o755);
+      }
+    },
+
+    /**
+     * A place for one push's post-receive hook to list the refs it updated:
+     * `env` goes to receive-pack, `updates()` reads (and removes) the list once
+     * git has exited.
+     */
+    pushRecord() {
+      const file = path.join(pushRecords, randomBytes(12).toString("hex"));
+      return {
+        env: { HUB_PUSH_RECORD: file },
+        async updates(): Promise<RefUpdate[]> {
+          const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
+            if (err.code === "ENOENT") return "";
+            throw err;
+          });
+          await rm(file, { force: true });
+          return text
+            .split("\n")
+            .map((line) => line.trim().split(" "))
+            .filter((parts): parts is [string, string, string] => parts.length === 3)
+            .map(([oldSha, newSha, ref]) => ({ ref, oldSha, newSha }));
+        },
+      };
     },
 
     /**

@@ -1,7 +1,17 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiError } from "@hub/api";
 import { HubError } from "../errors.js";
 import { describeValidationError, fieldOf } from "./validation.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * Sends this route's errors in another shape than the shared error schema:
+     * OAuth's error body, or a page for a browser. The status and headers are already set.
+     */
+    renderError?: (error: HubError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  }
+}
 
 /** Maps anything thrown while serving a request to the one HubError the client sees. */
 export function toHubError(err: FastifyError): HubError {
@@ -58,7 +68,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = toHubError(err);
     if (error.status >= 500) request.log.error({ err }, "request failed");
-    return reply.status(error.status).headers(error.headers).send(renderHubError(error));
+    reply.status(error.status).headers(error.headers);
+    const render = request.routeOptions.config.renderError;
+    return render ? render(error, request, reply) : reply.send(renderHubError(error));
   });
   app.setNotFoundHandler((request, reply) =>
     reply

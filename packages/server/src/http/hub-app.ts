@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { ApiError, Health } from "@hub/api";
+import { ApiError, Health, OAuthError } from "@hub/api";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { AccountService } from "../areas/account/account.service.js";
 import { accountRoutes } from "../areas/account/account.routes.js";
@@ -15,9 +15,15 @@ import { refsRoutes } from "../areas/refs/refs.routes.js";
 import type { RefsService } from "../areas/refs/refs.service.js";
 import type { ReposService } from "../areas/repos/repos.service.js";
 import { tokensRoutes } from "../areas/tokens/tokens.routes.js";
+import { devicePageRoutes } from "../areas/device/device-page.routes.js";
+import { deviceRoutes } from "../areas/device/device.routes.js";
+import type { DeviceService } from "../areas/device/device.service.js";
+import { discoveryRoutes } from "../areas/discovery/discovery.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
 import { keysRoutes } from "../areas/keys/keys.routes.js";
 import { inferenceRoutes } from "../areas/inference/inference.routes.js";
+import { webhooksRoutes } from "../areas/webhooks/webhooks.routes.js";
+import type { WebhooksService } from "../areas/webhooks/webhooks.service.js";
 import type { InferenceService } from "../areas/inference/inference.service.js";
 import type { Catalog } from "../router/candidates.js";
 import type { LiveStats } from "../router/live-stats.js";
@@ -51,6 +57,7 @@ export interface AppDeps {
   account: AccountService;
   auth: AuthService;
   tokens: TokensService;
+  device: DeviceService;
   orgs: OrgsService;
   keys: KeysService;
   repos: ReposService;
@@ -64,6 +71,7 @@ export interface AppDeps {
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
   inference: InferenceService;
+  webhooks: WebhooksService;
   catalog: Catalog;
   stats: LiveStats;
   startedAt: number;
@@ -193,17 +201,28 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     async () => app.swagger(),
   );
 
+  app.addSchema(OAuthError);
+  const secureCookies = config.publicUrl.startsWith("https:");
+  await app.register(discoveryRoutes({ config, version: deps.version }));
   await app.register(accountRoutes({ account: deps.account }));
   await app.register(
-    authRoutes({
+    authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
+  );
+  await app.register(tokensRoutes({ tokens: deps.tokens }));
+  await app.register(deviceRoutes({ device: deps.device, publicUrl: config.publicUrl }));
+  await app.register(
+    devicePageRoutes({
+      device: deps.device,
       auth: deps.auth,
-      secureCookies: config.publicUrl.startsWith("https:"),
+      authorize: deps.authorize,
+      serverKey: deps.serverKey,
+      secureCookies,
       sessionTtlSeconds: config.sessionTtlSeconds,
     }),
   );
-  await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(orgsRoutes({ orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
+  await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
   await app.register(
     inferenceRoutes({
       inference: deps.inference,

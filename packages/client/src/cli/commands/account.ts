@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { discover, type HubConfiguration } from "../../connection.js";
+import { discover, type DiscoveredHub } from "../../connection.js";
 import { pollDeviceToken, startDeviceFlow } from "../../device-flow.js";
 import { HubError } from "../../errors.js";
 import { whoami } from "../../whoami.js";
@@ -54,7 +54,7 @@ export const login: Command = {
       ?.split(/[,\s]+/)
       .filter(Boolean) ?? ["write"];
     const authorization = await startDeviceFlow({ connection, scopes });
-    const url = authorization.verification_uri_complete ?? authorization.verification_uri;
+    const url = authorization.verification_uri_complete;
     ctx.io.stderr.write(
       `Open ${authorization.verification_uri} in a browser and enter the code ${authorization.user_code}\n` +
         `(or open ${url})\nWaiting for approval...\n`,
@@ -119,7 +119,7 @@ export const env: Command = {
   summary: "Print the effective configuration (never the token itself).",
   async run(ctx) {
     const { config } = ctx;
-    let discovered: HubConfiguration | { error: string };
+    let discovered: DiscoveredHub | { error: string };
     try {
       discovered = await discover(ctx.connection({ requireToken: false }));
     } catch (err) {

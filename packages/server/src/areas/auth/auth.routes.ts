@@ -4,7 +4,8 @@ import { SESSION_COOKIE } from "../../auth/authenticate.js";
 import { principalOf } from "../../http/access.js";
 import type { AuthService } from "./auth.service.js";
 
-function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+/** The Set-Cookie value of a browser session; the device sign-in page sets the same one. */
+export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   return [
     `${SESSION_COOKIE}=${value}`,
     "Path=/",

@@ -263,7 +263,11 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
           },
           operations,
         });
-        await repos.touch(repo);
+        await repos.refsUpdated(
+          repo,
+          [{ ref: `refs/heads/${branch}`, oldSha: head, newSha: commitOid }],
+          principal.handle,
+        );
         return { commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`, commitOid };
       } catch (err) {
         if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);

@@ -94,7 +94,7 @@ export function refsRoutes({
           config: { access: write },
         },
         async (request, reply) => {
-          await refs.deleteBranch(repositoryOf(request), param(request, "branch"));
+          await refs.deleteBranch(repositoryOf(request), principalOf(request), param(request, "branch"));
           return reply.status(200).send();
         },
       );
@@ -141,7 +141,7 @@ export function refsRoutes({
           config: { access: write },
         },
         async (request, reply) => {
-          await refs.deleteTag(repositoryOf(request), param(request, "tag"));
+          await refs.deleteTag(repositoryOf(request), principalOf(request), param(request, "tag"));
           return reply.status(200).send();
         },
       );

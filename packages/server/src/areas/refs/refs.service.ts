@@ -4,14 +4,13 @@ import type { Db } from "../../db/database.js";
 import { HubError, badRequest, conflict } from "../../errors.js";
 import { GitCommandError } from "../../git/git-command.js";
 import { parseCommitObject } from "../../git/commit-object.js";
-import type { LogEntry, RepoFiles } from "../../git/repo-files.js";
+import { ZERO_OID, type LogEntry, type RepoFiles } from "../../git/repo-files.js";
 import { usersRepository } from "../account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
 import type { CommitSignatures } from "../keys/commit-signatures.js";
 import { revisionNotFound } from "../files/files.service.js";
-import type { FoundRepo } from "../repos/repos.service.js";
+import type { FoundRepo, ReposService } from "../repos/repos.service.js";
 
-const ZERO = "0".repeat(40);
 /** Names the hub keeps for itself, or that git would read as options or revisions. */
 const NAME = /^(?!-)(?!refs\/)(?!HEAD$)[A-Za-z0-9._/-]{1,200}$/;
 
@@ -28,11 +27,13 @@ const clean = (text: string) => text.replace(/[<>\r\n]/g, "").trim() || "unknown
 export function createRefsService({
   db,
   files,
+  repos,
   repoFiles,
   signatures,
 }: {
   db: Db;
   files: FilesService;
+  repos: ReposService;
   repoFiles: RepoFiles;
   signatures: CommitSignatures;
 }) {
@@ -119,11 +120,16 @@ export function createRefsService({
       if (existing && !overwrite)
         throw conflict("branch_exists", `Branch ${name} already exists; pass overwrite to move it.`, "name");
       await swap(`Branch ${name} changed meanwhile; retry.`, () =>
-        repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO),
+        repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO_OID),
+      );
+      await repos.refsUpdated(
+        repo,
+        [{ ref, oldSha: existing ?? ZERO_OID, newSha: commit }],
+        principal.handle,
       );
     },
 
-    async deleteBranch(repo: FoundRepo, name: string) {
+    async deleteBranch(repo: FoundRepo, principal: Principal, name: string) {
       if (name === repo.row.default_branch)
         throw badRequest("default_branch", `${name} is the default branch and cannot be deleted.`, "name");
       const ref = await checkName(repo, "heads", name);
@@ -132,6 +138,7 @@ export function createRefsService({
       await swap(`Branch ${name} changed meanwhile; retry.`, () =>
         repoFiles.deleteRef(repo.row.id, ref, existing),
       );
+      await repos.refsUpdated(repo, [{ ref, oldSha: existing, newSha: ZERO_OID }], principal.handle);
     },
 
     /** Tags a revision; with a message the tag is annotated, signed by the caller's identity. */
@@ -160,17 +167,19 @@ export function createRefsService({
         });
       }
       await swap(`Tag ${tag} was created meanwhile; choose another name.`, () =>
-        repoFiles.setRef(repo.row.id, ref, target, ZERO),
+        repoFiles.setRef(repo.row.id, ref, target, ZERO_OID),
       );
+      await repos.refsUpdated(repo, [{ ref, oldSha: ZERO_OID, newSha: target }], principal.handle);
     },
 
-    async deleteTag(repo: FoundRepo, tag: string) {
+    async deleteTag(repo: FoundRepo, principal: Principal, tag: string) {
       const ref = await checkName(repo, "tags", tag);
       const existing = (await repoFiles.refs(repo.row.id)).find((r) => r.ref === ref);
       if (!existing)
         throw new HubError(404, "tag_not_found", `Tag ${tag} does not exist in ${repo.fullName}.`);
       const object = (await repoFiles.resolveObject(repo.row.id, ref)) ?? existing.commit;
       await swap(`Tag ${tag} changed meanwhile; retry.`, () => repoFiles.deleteRef(repo.row.id, ref, object));
+      await repos.refsUpdated(repo, [{ ref, oldSha: object, newSha: ZERO_OID }], principal.handle);
     },
 
     /** A page of history at a revision and the total count. */

@@ -20,7 +20,7 @@ import type { Action } from "../../auth/authorize.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
-import type { Access } from "../../http/access.js";
+import { principalOf, type Access } from "../../http/access.js";
 import { repoResource, type FoundRepo, type ReposService } from "./repos.service.js";
 
 declare module "fastify" {
@@ -128,7 +128,13 @@ export function reposRoutes({
         const [owner = "", name = ""] = request.body.repo_id.split("/");
         const type = request.body.repo_type ?? "model";
         const repo = await createOrConflict(reply, repos, type, request.body.repo_id, () =>
-          repos.create({ owner, name, type, private: request.body.private ?? false }),
+          repos.create({
+            owner,
+            name,
+            type,
+            private: request.body.private ?? false,
+            actor: principalOf(request).handle,
+          }),
         );
         return repo ? reply.status(201).send(repos.summary(repo)) : reply;
       },
@@ -158,7 +164,13 @@ export function reposRoutes({
         const type = body.type ?? "model";
         const isPrivate = body.visibility ? body.visibility !== "public" : body.private === true;
         const repo = await createOrConflict(reply, repos, type, `${owner}/${body.name}`, () =>
-          repos.create({ owner, name: body.name, type, private: isPrivate }),
+          repos.create({
+            owner,
+            name: body.name,
+            type,
+            private: isPrivate,
+            actor: principalOf(request).handle,
+          }),
         );
         return repo
           ? { url: repos.webUrl(type, repo.fullName), id: repo.fullName, name: repo.fullName }
@@ -184,7 +196,7 @@ export function reposRoutes({
         },
       },
       async (request, reply) => {
-        await repos.remove(repositoryOf(request));
+        await repos.remove(repositoryOf(request), principalOf(request).handle);
         return reply.status(204).send();
       },
     );
@@ -219,7 +231,7 @@ export function reposRoutes({
         const [owner = "", name = ""] = request.body.toRepo.split("/");
         const target = await repos.namespace(owner);
         await authorize(request.principal, "repo:write", target);
-        await repos.move(repositoryOf(request), { owner: target.owner, name });
+        await repos.move(repositoryOf(request), { owner: target.owner, name }, principalOf(request).handle);
         return reply.status(200).send();
       },
     );
@@ -249,11 +261,11 @@ export function reposRoutes({
         async (request, reply) => {
           const { body } = request;
           const isPrivate = body.visibility ? body.visibility === "private" : (body.private ?? undefined);
-          await repos.updateSettings(repositoryOf(request), {
-            private: isPrivate,
-            gated: body.gated,
-            denyForcePush: body.denyForcePush,
-          });
+          await repos.updateSettings(
+            repositoryOf(request),
+            { private: isPrivate, gated: body.gated, denyForcePush: body.denyForcePush },
+            principalOf(request).handle,
+          );
           return reply.status(200).send();
         },
       );

@@ -10,6 +10,7 @@ import type { RepoStorage } from "../../git/repo-storage.js";
 import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import type { RefUpdate, RepoEvents } from "../webhooks/events.js";
 import { reposRepository } from "./repos.repository.js";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
@@ -23,6 +24,11 @@ export const URL_PREFIX: Record<RepoType, string> = {
   mcp: "mcps/",
 };
 
+/** Where a repository's page is. */
+export function repoWebUrl(publicUrl: string, type: RepoType, fullName: string): string {
+  return `${publicUrl}/${URL_PREFIX[type]}${fullName}`;
+}
+
 /** A repository with what access decisions and URLs need. */
 export interface FoundRepo {
   row: RepositoryRow;
@@ -32,7 +38,7 @@ export interface FoundRepo {
 }
 
 /** The authorization resource a repository is. */
-export function repoResource(repo: FoundRepo): Resource {
+export function repoResource(repo: FoundRepo): Extract<Resource, { type: "repository" }> {
   return { type: "repository", fullName: repo.fullName, owner: repo.owner, private: repo.row.private === 1 };
 }
 
@@ -65,12 +71,13 @@ function checkName(name: string): void {
 export interface ReposServiceDeps {
   db: Db;
   storage: RepoStorage;
+  events: RepoEvents;
   clock: () => Date;
   config: Pick<Config, "publicUrl" | "gitPublicUrl" | "sshPublicUrl">;
 }
 
 /** Repositories: creation, lookup, deletion and what clients read about them. */
-export function createReposService({ db, storage, clock, config }: ReposServiceDeps) {
+export function createReposService({ db, storage, events, clock, config }: ReposServiceDeps) {
   /** Whether the caller may read a repository, by the one authorization decision. */
   async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
     const role =
@@ -88,7 +95,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
     }).allowed;
   }
 
-  const webUrl = (type: RepoType, fullName: string) => `${config.publicUrl}/${URL_PREFIX[type]}${fullName}`;
+  const webUrl = (type: RepoType, fullName: string) => repoWebUrl(config.publicUrl, type, fullName);
 
   return {
     webUrl,
@@ -169,6 +176,8 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
       name: string;
       type: RepoType;
       private: boolean;
+      /** The handle of the account creating it, for its event. */
+      actor: string;
     }): Promise<FoundRepo> {
       checkName(input.name);
       const owner = await reposRepository.findOwner(db, input.owner);
@@ -209,7 +218,9 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
         }
         throw err;
       }
-      return { row, owner, fullName, type: input.type };
+      const repo: FoundRepo = { row, owner, fullName, type: input.type };
+      await events.publish({ scope: "repo", action: "create", repo, actor: input.actor });
+      return repo;
     },
 
     /**
@@ -279,6 +290,7 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
     async updateSettings(
       repo: FoundRepo,
       settings: { private?: boolean; gated?: unknown; denyForcePush?: boolean },
+      actor: string,
     ): Promise<void> {
       if (settings.gated !== undefined && settings.gated !== false) {
         throw badRequest(
@@ -291,10 +303,30 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
         await reposRepository.setPrivate(db, repo.row.id, settings.private, clock().toISOString());
       if (settings.denyForcePush !== undefined)
         await storage.setForcePushDenied(repo.row.id, settings.denyForcePush);
+      const updatedConfig = {
+        ...(settings.private === undefined ? {} : { private: settings.private }),
+        ...(settings.denyForcePush === undefined ? {} : { denyForcePush: settings.denyForcePush }),
+      };
+      if (Object.keys(updatedConfig).length === 0) return;
+      const row = {
+        ...repo.row,
+        ...(settings.private === undefined ? {} : { private: settings.private ? 1 : 0 }),
+      };
+      await events.publish({
+        scope: "repo.config",
+        action: "update",
+        repo: { ...repo, row },
+        updatedConfig,
+        actor,
+      });
     },
 
     /** Gives a repository a new owner or name; its data stays where it is, named by id. */
-    async move(repo: FoundRepo, target: { owner: Owner & { handle: string }; name: string }): Promise<void> {
+    async move(
+      repo: FoundRepo,
+      target: { owner: Owner & { handle: string }; name: string },
+      actor: string,
+    ): Promise<void> {
       checkName(target.name);
       if (await reposRepository.find(db, target.owner.id, repo.type, target.name)) {
         throw new HubError(
@@ -315,17 +347,33 @@ export function createReposService({ db, storage, clock, config }: ReposServiceD
           created_at: now,
         });
       });
+      const moved: FoundRepo = {
+        ...repo,
+        row: { ...repo.row, owner_id: target.owner.id, owner_type: target.owner.type, name: target.name },
+        owner: target.owner,
+        fullName: `${target.owner.handle}/${target.name}`,
+      };
+      await events.publish({
+        scope: "repo",
+        action: "move",
+        repo: moved,
+        movedFrom: { owner: repo.owner, name: repo.row.name },
+        actor,
+      });
     },
 
-    /** Records that the repository changed (a push or a commit landed). */
-    async touch(repo: FoundRepo): Promise<void> {
+    /** Records that refs moved (a push, a commit, a branch or tag made or deleted), for webhooks. */
+    async refsUpdated(repo: FoundRepo, updatedRefs: RefUpdate[], actor: string | null): Promise<void> {
+      if (updatedRefs.length === 0) return;
       await reposRepository.touch(db, repo.row.id, clock().toISOString());
+      await events.publish({ scope: "repo.content", action: "update", repo, updatedRefs, actor });
     },
 
     /** Deletes the repository's record, then its data. */
-    async remove(repo: FoundRepo): Promise<void> {
+    async remove(repo: FoundRepo, actor: string): Promise<void> {
       await reposRepository.delete(db, repo.row.id);
       await storage.remove(repo.row.id);
+      await events.publish({ scope: "repo", action: "delete", repo, actor });
     },
 
     summary(repo: FoundRepo): RepoSummary {

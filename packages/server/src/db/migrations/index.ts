@@ -7,8 +7,14 @@ import { lfsLocks } from "./0005-lfs-locks.js";
 import { accountKeys } from "./0006-account-keys.js";
 import { inference } from "./0007-inference.js";
 import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
+import { webhooks } from "./0009-webhooks.js";
+import { deviceCodes } from "./0010-device-codes.js";
 
-/** Every migration in order; the keys sort in the order they must run. */
+/**
+ * Every migration in order; the keys sort in the order they must run. Numbers
+ * may leave gaps, and one filled in later still runs where the later ones
+ * already have (the migrator allows unordered migrations).
+ */
 const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
   "0002-repositories": repositories,
@@ -18,6 +24,8 @@ const migrations: Record<string, Migration> = {
   "0006-account-keys": accountKeys,
   "0007-inference": inference,
   "0008-gpg-key-ids": gpgKeyIdsTable,
+  "0009-webhooks": webhooks,
+  "0010-device-codes": deviceCodes,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

@@ -6,6 +6,7 @@ import { REPO_TYPES, type RepoType } from "@hub/api";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
+import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
 import { URL_PREFIX, type FoundRepo, type ReposService } from "../../areas/repos/repos.service.js";
 import { gitEnvironment } from "../git-command.js";
@@ -44,6 +45,11 @@ export interface SmartHttpDeps {
   maxGitBlobBytes: number;
 }
 
+interface Admitted {
+  repo: FoundRepo;
+  principal: Principal | null;
+}
+
 interface RepoParams {
   owner: string;
   repo: string;
@@ -70,18 +76,21 @@ export function smartHttpRoutes({
     return reply.status(error.status).headers(headers).send(`${error.message}\n`);
   }
 
-  /** The repository if the caller may use the service on it; otherwise the refusal is sent and null returned. */
+  /** The repository and caller if the caller may use the service on it; otherwise the refusal is sent and null returned. */
   async function admit(
     request: FastifyRequest,
     reply: FastifyReply,
     type: RepoType,
     service: Service,
-  ): Promise<FoundRepo | null> {
+  ): Promise<Admitted | null> {
     const { owner, repo } = request.params as RepoParams;
     const name = withoutGitSuffix(repo);
     try {
       const principal = await authenticate(request.headers);
-      return await gate(principal, { type, owner, name }, SERVICES[service].action, request.url);
+      return {
+        principal,
+        repo: await gate(principal, { type, owner, name }, SERVICES[service].action, request.url),
+      };
     } catch (err) {
       if (!(err instanceof HubError)) throw err;
       const message =
@@ -95,18 +104,23 @@ export function smartHttpRoutes({
     }
   }
 
-  /** Runs one git service in the repository, streaming `input` (if any) in and its output to the client. */
+  /**
+   * Runs one git service in the repository, streaming `input` (if any) in and
+   * its output to the client. A push's response ends only once the refs it
+   * updated are recorded, so a push git reports done has its webhook deliveries.
+   */
   async function run(
     request: FastifyRequest,
     reply: FastifyReply,
-    repo: FoundRepo,
+    { repo, principal }: Admitted,
     service: Service,
     contentType: string,
     input: { body: Readable; gzip: boolean } | null,
     preamble = "",
   ) {
     const protocol = request.headers["git-protocol"];
-    const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes) };
+    const push = service === "git-receive-pack" && input ? storage.pushRecord() : null;
+    const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), ...push?.env };
     if (typeof protocol === "string" && GIT_PROTOCOL.test(protocol)) env.GIT_PROTOCOL = protocol;
     const args = ["-c", `core.hooksPath=${storage.hooksDir}`, SERVICES[service].command, "--stateless-rpc"];
     if (!input) args.push("--advertise-refs");
@@ -148,7 +162,7 @@ export function smartHttpRoutes({
           : input.gzip
             ? pipeline(input.body, createGunzip(), child.stdin)
             : pipeline(input.body, child.stdin),
-        pipeline(child.stdout, res),
+        pipeline(child.stdout, res, { end: !push }),
       ]);
     } catch (err) {
       request.log.warn(
@@ -164,8 +178,11 @@ export function smartHttpRoutes({
         { service, repo: repo.fullName, code, stderr: Buffer.concat(stderr).toString("utf8").slice(0, 2000) },
         "git service failed",
       );
-    } else if (service === "git-receive-pack" && input) {
-      await repos.touch(repo);
+    }
+    if (push) {
+      const updates = await push.updates();
+      if (code === 0) await repos.refsUpdated(repo, updates, principal?.handle ?? null);
+      res.end();
     }
   }
 
@@ -191,11 +208,19 @@ export function smartHttpRoutes({
             ),
           );
         }
-        const repo = await admit(request, reply, type, service);
-        if (!repo) return reply;
+        const admitted = await admit(request, reply, type, service);
+        if (!admitted) return reply;
         const version2 = /(^|:)version=2(:|$)/.test(String(request.headers["git-protocol"] ?? ""));
         const preamble = version2 ? "" : `${pktLine(`# service=${service}\n`)}0000`;
-        await run(request, reply, repo, service, `application/x-${service}-advertisement`, null, preamble);
+        await run(
+          request,
+          reply,
+          admitted,
+          service,
+          `application/x-${service}-advertisement`,
+          null,
+          preamble,
+        );
         return reply;
       });
 
@@ -211,13 +236,13 @@ export function smartHttpRoutes({
               ),
             );
           }
-          const repo = await admit(request, reply, type, service);
-          if (!repo) return reply;
+          const admitted = await admit(request, reply, type, service);
+          if (!admitted) return reply;
           const input = {
             body: request.body as Readable,
             gzip: request.headers["content-encoding"] === "gzip",
           };
-          await run(request, reply, repo, service, `application/x-${service}-result`, input);
+          await run(request, reply, admitted, service, `application/x-${service}-result`, input);
           return reply;
         });
       }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
 import { git, lfsGitConfig } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
+import { WebhookReceiver } from "../../test-support/webhook-receiver.js";
 
 describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dialect) => {
   let hub: TestHub;
@@ -14,6 +15,7 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   const tokens: Record<string, string> = {};
   const keyFiles: Record<string, string> = {};
   const keyIds: Record<string, string> = {};
+  const receiver = new WebhookReceiver();
 
   const sshOptions = (who: string) => [
     "-i",
@@ -48,7 +50,11 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   const url = (repo: string) => `${hub.sshUrl}/${repo}.git`;
 
   beforeAll(async () => {
-    hub = await startHub({ dialect, env: { HUB_SSH_MAX_CONNECTIONS_PER_KEY: "2" } });
+    hub = await startHub({
+      dialect,
+      env: { HUB_SSH_MAX_CONNECTIONS_PER_KEY: "2", HUB_WEBHOOKS_ALLOW_PRIVATE: "1" },
+    });
+    await receiver.start();
     work = mkdtempSync(path.join(os.tmpdir(), "hub-ssh-"));
     for (const who of ["alice", "bob", "stranger"]) {
       await hub.createUser(who);
@@ -82,6 +88,7 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
   });
   afterAll(async () => {
     await hub?.stop();
+    await receiver.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -111,7 +118,20 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
     expect(after.code).toBe(0);
   });
 
-  it("clones and pushes with a registered ed25519 key", async () => {
+  it("clones and pushes with a registered ed25519 key, and the push reaches webhooks", async () => {
+    const route = await hub.request("/api/me/webhooks", {
+      method: "POST",
+      token: tokens.alice,
+      json: {
+        url: receiver.url,
+        watched: [{ type: "model", name: "alice/model" }],
+        domains: ["repo.content"],
+      },
+    });
+    expect(route.status).toBe(201);
+    const { secret } = (await route.json()) as { secret: string };
+    hub.secrets.add(secret);
+    receiver.verifyWith(secret);
     const clone = await viaSsh("alice", ["clone", url("alice/model"), "model"]);
     expect(clone.code, clone.stderr).toBe(0);
     const dir = path.join(work, "model");
@@ -126,6 +146,15 @@ describe.each(DIALECTS)("git over SSH with the real OpenSSH client on %s", (dial
     ).toBe(head);
     const keys = await readJson<AccountKey[]>(await hub.request("/api/me/keys", { token: tokens.alice }));
     expect(keys[0]?.last_used_at).not.toBeNull();
+    await receiver.waitFor(1);
+    expect(receiver.received[0]?.verified).toBe(true);
+    expect(receiver.received[0]?.payload).toMatchObject({
+      event: { scope: "repo.content", action: "update" },
+      actor: { name: "alice" },
+      updatedRefs: [
+        { ref: "refs/heads/main", newSha: head, changes: { added: 1, paths: [{ path: "card.md" }] } },
+      ],
+    });
   });
 
   it("lets the same access rules decide: other accounts cannot see private repositories or push where they may not write", async () => {

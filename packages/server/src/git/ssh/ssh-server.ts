@@ -246,7 +246,11 @@ export async function createSshServer(deps: SshServerDeps) {
           return;
         }
         const service = git?.[1] ?? "";
-        const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(deps.maxGitBlobBytes) };
+        const push = service === "git-receive-pack" ? storage.pushRecord() : null;
+        const env: Record<string, string> = {
+          HUB_MAX_GIT_BLOB_BYTES: String(deps.maxGitBlobBytes),
+          ...push?.env,
+        };
         if (protocol) env.GIT_PROTOCOL = protocol;
         const child = spawn("git", ["-c", `core.hooksPath=${storage.hooksDir}`, service.slice(4), "."], {
           cwd: storage.pathOf(repo.row.id),
@@ -263,9 +267,22 @@ export async function createSshServer(deps: SshServerDeps) {
         child.stderr.pipe(channel.stderr, { end: false });
         channel.on("close", () => child.kill("SIGTERM"));
         child.once("close", (code) => {
-          channel.exit(code ?? 1);
-          channel.end();
-          if (code === 0 && service === "git-receive-pack") void repos.touch(repo);
+          // A push is recorded (for webhooks) before git's exit status reaches the client.
+          const recorded = push
+            ? push
+                .updates()
+                .then((updates) =>
+                  code === 0 ? repos.refsUpdated(repo, updates, principal.handle) : undefined,
+                )
+            : Promise.resolve();
+          void recorded
+            .catch((err: Error) =>
+              deps.logger.error({ err: err.message, repo: repo.fullName }, "push not recorded"),
+            )
+            .finally(() => {
+              channel.exit(code ?? 1);
+              channel.end();
+            });
         });
       }
     },
