@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -15,9 +16,12 @@ import {
   PaymentRequiredError,
   chatCompletion,
   chatCompletionStream,
+  collectFiles,
   createRepo,
+  downloadFiles,
   listModels,
   repoInfo,
+  uploadFiles,
   whoami,
   type Connection,
 } from "./index.js";
@@ -155,6 +159,30 @@ describe("the SDK", () => {
     }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PaymentRequiredError);
     expect((refused as HubError).inferenceId).toMatch(/^inf_/);
+  });
+
+  it("uploads and downloads through the injected fetch, checking the content", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-sdk-"));
+    const weights = randomBytes(3 * 1024 * 1024);
+    writeFileSync(path.join(dir, "model.bin"), weights);
+    writeFileSync(path.join(dir, "notes.txt"), "hello\n");
+    const repo = { name: "carol/sdk-files" };
+    await createRepo({ connection: connection(), repo });
+    seen.length = 0;
+    const uploaded = await uploadFiles({
+      connection: connection(),
+      repo,
+      files: await collectFiles(dir),
+      message: "Through the SDK",
+    });
+    expect(uploaded).toMatchObject({ lfsUploaded: ["model.bin"], regular: ["notes.txt"] });
+    expect(seen.some((s) => new URL(s.url).pathname.startsWith("/lfs/objects/") && !s.authorized)).toBe(true);
+
+    const cacheDir = path.join(dir, "cache");
+    const downloaded = await downloadFiles({ connection: connection(), repo, cacheDir });
+    expect(downloaded.files.map((f) => f.path).sort()).toEqual([".gitattributes", "model.bin", "notes.txt"]);
+    expect(readFileSync(path.join(downloaded.root, "model.bin")).equals(weights)).toBe(true);
+    expect(seen.filter((s) => s.url.includes("/resolve/"))).toHaveLength(3);
   });
 
   it("streams chat chunks, and stopping early cancels the request", async () => {

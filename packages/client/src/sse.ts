@@ -38,10 +38,8 @@ export async function* readServerSentEvents(
         if (field === "event") event = value;
         else if (field === "data") data.push(value);
       }
-      if (done) {
-        if (data.length > 0) yield { event, data: data.join("\n") };
-        return;
-      }
+      // An event the stream ends in the middle of is not dispatched (the spec's rule).
+      if (done) return;
     }
   } finally {
     await reader.cancel().catch(() => undefined);

@@ -120,6 +120,22 @@ describe("hub login with the device flow", () => {
     expect(who.stderr).toContain("(not_logged_in)");
   });
 
+  it("ends with one clear line and exit 1 when nobody approves in time", async () => {
+    const hurried = await startHub({
+      env: { HUB_DEVICE_POLL_INTERVAL_SECONDS: "1", HUB_DEVICE_CODE_TTL_SECONDS: "2" },
+    });
+    try {
+      const result = await runCli(["login"], { SERVICE_ENDPOINT: hurried.url, SERVICE_HOME: tempHome() });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("enter the code");
+      expect(result.stderr.trim().split("\n").pop()).toBe(
+        "error: The login code expired before it was approved; run hub login again. (expired_token)",
+      );
+    } finally {
+      await hurried.stop();
+    }
+  });
+
   it("refuses scopes the hub does not know, before anything is opened", async () => {
     const result = await runCli(["login", "--scopes", "repo:fly"], {
       SERVICE_ENDPOINT: hub.url,
