@@ -32,7 +32,7 @@ describe("progress bars", () => {
     now += 50;
     bars.update({ phase: "download", path: "w.bin", bytes: 3 * 1024 * 1024, total: 4 * 1024 * 1024 });
     expect(out.written).toHaveLength(1);
-    expect(out.written[0]).toMatch(/^\rdownloading w\.bin \[#{12} {12}\]  50% 2\.0 MiB\/4\.0 MiB/);
+    expect(out.written[0]).toMatch(/^\rdownloading w\.bin \[#{12} {12}\] {2}50% 2\.0 MiB\/4\.0 MiB/);
     now += 50;
     bars.update({ phase: "download", path: "w.bin", bytes: 4 * 1024 * 1024, total: 4 * 1024 * 1024 });
     expect(out.written.at(-1)).toMatch(/100% 4\.0 MiB\/4\.0 MiB/);
