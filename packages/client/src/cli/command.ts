@@ -12,7 +12,7 @@ export interface Command {
   options?: NonNullable<ParseArgsConfig["options"]>;
   /** How many positional arguments it takes. */
   positionals?: { min: number; max?: number };
-  /** Whether it lists things (and so takes `--json`). Every command accepts --json; listings document it. */
+  /** Runs the command; resolves with its exit code (0 when nothing is returned). Throws on errors. */
   run(ctx: CliContext, values: OptionValues, positionals: string[]): Promise<number | void>;
 }
 
