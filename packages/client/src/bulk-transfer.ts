@@ -25,6 +25,8 @@ export interface BulkRequest {
   /** Statuses that are answers rather than errors. */
   accept?: number[];
   signal?: AbortSignal | undefined;
+  /** Redirects followed so far. */
+  redirects?: number;
 }
 
 const EMPTY: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
@@ -109,6 +111,20 @@ export async function bulkTransfer(connection: Connection, request: BulkRequest)
     if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
   }
   const status = answer.statusCode ?? 0;
+  const location = answer.headers.location;
+  if (request.method === "GET" && [301, 302, 303, 307, 308].includes(status) && location) {
+    // A renamed repository answers with a redirect; follow it as fetch would (the token goes along only
+    // to the hub's own addresses).
+    answer.resume();
+    if ((request.redirects ?? 0) >= 5) {
+      throw errorFromResponse(new Response(null, { status }), undefined, request.url);
+    }
+    return bulkTransfer(connection, {
+      ...request,
+      url: new URL(location, request.url).href,
+      redirects: (request.redirects ?? 0) + 1,
+    });
+  }
   if ((status >= 200 && status < 300) || request.accept?.includes(status)) {
     return { status, headers: responseHeaders, body: answer };
   }

@@ -150,14 +150,16 @@ describe("hub upload and hub download against a running hub", () => {
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^error: .*run it again to resume\. \(download_interrupted\)$/m);
     const incomplete = path.join(repoFolder(), "blobs", `${sha256(big)}.incomplete`);
-    // What reached the disk before the break: the bytes the proxy let through.
+    // What reached the disk before the break: at most the bytes the proxy let through (the last of them
+    // may be lost with the connection).
     const kept = statSync(incomplete).size;
-    expect(kept).toBe(5 * MiB);
+    expect(kept).toBeGreaterThan(4 * MiB);
+    expect(kept).toBeLessThanOrEqual(5 * MiB);
 
     proxy.requests.length = 0;
     const resumed = await hubCli(["download", "alice/files", "weights/big.bin"]);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain("Resuming weights/big.bin from 5.0 MiB of 70.0 MiB");
+    expect(resumed.stderr).toMatch(/Resuming weights\/big\.bin from [45]\.\d MiB of 70\.0 MiB/);
     expect(proxy.requests.find((r) => r.url.endsWith("/weights/big.bin"))?.range).toBe(`bytes=${kept}-`);
     expect(sha256(readFileSync(resumed.stdout.trim()))).toBe(sha256(big));
     expect(existsSync(incomplete)).toBe(false);
@@ -195,5 +197,24 @@ describe("hub upload and hub download against a running hub", () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(proxy.requests.find((r) => r.url.endsWith("/weights/big.bin"))?.range).toBe(`bytes=${3 * MiB}-`);
     expect(sha256(readFileSync(path.join(target, "weights", "big.bin")))).toBe(sha256(big));
+  });
+
+  it("follows the redirect of a renamed repository", async () => {
+    const moved = await hub.request("/api/repos/move", {
+      method: "POST",
+      token: await hub.createToken("alice"),
+      json: { fromRepo: "alice/files", toRepo: "alice/files-renamed" },
+    });
+    expect(moved.status).toBe(200);
+    home = tempHome();
+    expect((await hubCli(["login", "--token-stdin"], `${await hub.createToken("alice")}\n`)).code).toBe(0);
+    proxy.requests.length = 0;
+    const result = await hubCli(["download", "alice/files", "weights/model.safetensors"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(sha256(readFileSync(result.stdout.trim()))).toBe(sha256(weights));
+    const resolves = proxy.requests
+      .filter((r) => r.url.includes("/resolve/"))
+      .map((r) => r.url.split("/resolve/")[0]);
+    expect(resolves).toEqual(["/alice/files", "/alice/files-renamed"]);
   });
 });
