@@ -1,4 +1,5 @@
 // Runs every benchmark; each prints its own figures and ratio against a reference measured in the same run.
+import { benchCliMemory } from "./cli-memory.mjs";
 import { benchGit } from "./git.mjs";
 import { benchLfs } from "./lfs.mjs";
 import { benchRouter } from "./router.mjs";
@@ -10,3 +11,4 @@ await benchRouter();
 await benchGit();
 await benchLfs();
 await benchWebhooks();
+await benchCliMemory();

@@ -4,6 +4,7 @@ export * from "./tokens.js";
 export * from "./identity.js";
 export * from "./auth.js";
 export * from "./repos.js";
+export * from "./files.js";
 export * from "./orgs.js";
 export * from "./keys.js";
 export * from "./inference.js";

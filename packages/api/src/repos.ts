@@ -157,3 +157,17 @@ export const CommitItem = Type.Object(
   { title: "CommitItem" },
 );
 export type CommitItem = Static<typeof CommitItem>;
+
+/** One repository in `GET /api/{type}s`, the listing the Hugging Face clients page through. */
+export const RepoListItem = Type.Object(
+  {
+    _id: Type.String(),
+    id: Type.String(),
+    author: Type.String(),
+    private: Type.Boolean(),
+    createdAt: Type.String({ format: "date-time" }),
+    lastModified: Type.String({ format: "date-time" }),
+  },
+  { title: "RepoListItem" },
+);
+export type RepoListItem = Static<typeof RepoListItem>;

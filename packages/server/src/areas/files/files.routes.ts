@@ -1,6 +1,14 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ApiErrorRef, REPO_TYPES, type RepoType } from "@hub/api";
+import {
+  ApiErrorRef,
+  CommitResponse,
+  PreuploadRequest,
+  PreuploadResponse,
+  REPO_TYPES,
+  TreeEntry,
+  type RepoType,
+} from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
@@ -17,38 +25,6 @@ const TREE_PAGE_SIZE = 1000;
 /** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
 const COMMIT_BODY_LIMIT = 100 * 1024 * 1024;
 
-const PreuploadRequest = Type.Object(
-  {
-    files: Type.Array(
-      Type.Object({
-        path: Type.String(),
-        size: Type.Integer({ minimum: 0 }),
-        sample: Type.Optional(Type.String()),
-      }),
-      { maxItems: 1000 },
-    ),
-    gitAttributes: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    gitIgnore: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  },
-  { additionalProperties: true, title: "PreuploadRequest" },
-);
-const PreuploadResponse = Type.Object({
-  files: Type.Array(
-    Type.Object({
-      path: Type.String(),
-      uploadMode: Type.Union([Type.Literal("lfs"), Type.Literal("regular")]),
-      shouldIgnore: Type.Boolean(),
-    }),
-  ),
-});
-const CommitResponse = Type.Object({ commitUrl: Type.String(), commitOid: Type.String() });
-const TreeEntrySchema = Type.Object({
-  type: Type.Union([Type.Literal("file"), Type.Literal("directory")]),
-  path: Type.String(),
-  oid: Type.String(),
-  size: Type.Integer(),
-  lfs: Type.Optional(Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() })),
-});
 /** Problems with a card's `---` YAML header: it must parse and be a mapping. */
 function cardMetadataErrors(card: string): Array<{ message: string }> {
   const match = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(card);
@@ -197,7 +173,7 @@ export function filesRoutes({
               },
               { additionalProperties: true },
             ),
-            response: { 200: Type.Array(TreeEntrySchema), 404: ApiErrorRef },
+            response: { 200: Type.Array(TreeEntry), 404: ApiErrorRef },
           },
           config: { access: read },
         },
@@ -241,7 +217,7 @@ export function filesRoutes({
               { paths: Type.Array(Type.String(), { maxItems: 1000 }), expand: Type.Optional(Type.Unknown()) },
               { additionalProperties: true },
             ),
-            response: { 200: Type.Array(TreeEntrySchema), 404: ApiErrorRef },
+            response: { 200: Type.Array(TreeEntry), 404: ApiErrorRef },
           },
           config: { access: read, formBody: true },
         },

@@ -10,6 +10,7 @@ import {
   RepoTypeSchema,
   RepoConflict,
   RepoInfo,
+  RepoListItem,
   RepoSummary,
   type RepoType,
 } from "@hub/api";
@@ -95,15 +96,6 @@ function namespaceOf(body: { organization?: string | null }, principal: Principa
 }
 
 /** Repository creation, deletion and information, in the spec's shape and in the Hugging Face clients' shape. */
-const RepoListItemSchema = Type.Object({
-  _id: Type.String(),
-  id: Type.String(),
-  author: Type.String(),
-  private: Type.Boolean(),
-  createdAt: Type.String({ format: "date-time" }),
-  lastModified: Type.String({ format: "date-time" }),
-});
-
 export function reposRoutes({
   repos,
   authorize,
@@ -296,7 +288,7 @@ export function reposRoutes({
               },
               { additionalProperties: true },
             ),
-            response: { 200: Type.Array(RepoListItemSchema) },
+            response: { 200: Type.Array(RepoListItem) },
           },
           config: { access: "optional" },
         },

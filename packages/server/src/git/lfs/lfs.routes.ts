@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
-import { REPO_TYPES, type RepoType } from "@hub/api";
+import { REPO_TYPES, type LfsBatchResponse, type RepoType } from "@hub/api";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { credentialKey, type Authenticate, type ResolveCredentialKey } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
@@ -216,9 +216,11 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
         };
       }),
     );
-    return reply
-      .header("content-type", LFS_JSON)
-      .send({ transfer: inParts ? "multipart" : "basic", objects: answers, hash_algo: "sha256" });
+    return reply.header("content-type", LFS_JSON).send({
+      transfer: inParts ? "multipart" : "basic",
+      objects: answers,
+      hash_algo: "sha256",
+    } satisfies LfsBatchResponse);
   }
 
   /** A lock as the git-lfs locking API shows it (https://github.com/git-lfs/git-lfs/blob/main/docs/api/locking.md). */

@@ -1,0 +1,102 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/**
+ * `POST /api/{type}s/{owner}/{name}/preupload/{rev}`: the files a commit will
+ * carry, with the base64 of each file's first 512 bytes, so the hub can say
+ * which go through Git LFS.
+ */
+export const PreuploadRequest = Type.Object(
+  {
+    files: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        size: Type.Integer({ minimum: 0 }),
+        sample: Type.Optional(Type.String()),
+      }),
+      { maxItems: 1000 },
+    ),
+    gitAttributes: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    gitIgnore: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  { additionalProperties: true, title: "PreuploadRequest" },
+);
+export type PreuploadRequest = Static<typeof PreuploadRequest>;
+
+/** Which files go through LFS (`lfs`) and which travel inside the commit (`regular`). */
+export const PreuploadResponse = Type.Object(
+  {
+    files: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        uploadMode: Type.Union([Type.Literal("lfs"), Type.Literal("regular")]),
+        shouldIgnore: Type.Boolean(),
+      }),
+    ),
+  },
+  { title: "PreuploadResponse" },
+);
+export type PreuploadResponse = Static<typeof PreuploadResponse>;
+
+/** The answer to an NDJSON commit (`POST /api/{type}s/{owner}/{name}/commit/{rev}`). */
+export const CommitResponse = Type.Object(
+  { commitUrl: Type.String(), commitOid: Type.String() },
+  { title: "CommitResponse" },
+);
+export type CommitResponse = Static<typeof CommitResponse>;
+
+/** One line of an NDJSON commit body, as the Hugging Face clients write them. */
+export type CommitLine =
+  | { key: "header"; value: { summary: string; description?: string; parentCommit?: string } }
+  | { key: "file"; value: { path: string; content: string; encoding: "base64" } }
+  | { key: "lfsFile"; value: { path: string; algo: "sha256"; oid: string; size: number } }
+  | { key: "deletedFile"; value: { path: string } }
+  | { key: "deletedFolder"; value: { path: string } };
+
+/** A file or folder in a tree listing or paths-info answer; `oid` is the git object id. */
+export const TreeEntry = Type.Object(
+  {
+    type: Type.Union([Type.Literal("file"), Type.Literal("directory")]),
+    path: Type.String(),
+    oid: Type.String(),
+    size: Type.Integer(),
+    lfs: Type.Optional(
+      Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() }),
+    ),
+  },
+  { title: "TreeEntry" },
+);
+export type TreeEntry = Static<typeof TreeEntry>;
+
+/**
+ * A Git LFS batch request (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md);
+ * `multipart` is the Hugging Face transfer that sends large objects in parts.
+ */
+export interface LfsBatchRequest {
+  operation: "upload" | "download";
+  transfers?: Array<"basic" | "multipart">;
+  objects: Array<{ oid: string; size: number }>;
+  ref?: { name: string };
+  hash_algo?: "sha256";
+}
+
+/** An action of a batch answer. For a multipart upload, `header` holds `chunk_size` and one URL per part ("00001", ...). */
+export interface LfsAction {
+  href: string;
+  header?: Record<string, string>;
+  expires_in?: number;
+}
+
+/** One object of a batch answer: no `actions` when the hub already has it, or an `error`. */
+export interface LfsBatchObject {
+  oid: string;
+  size: number;
+  authenticated?: boolean;
+  actions?: { upload?: LfsAction; verify?: LfsAction; download?: LfsAction };
+  error?: { code: number; message: string };
+}
+
+export interface LfsBatchResponse {
+  transfer?: "basic" | "multipart";
+  objects: LfsBatchObject[];
+  hash_algo?: "sha256";
+}
