@@ -243,7 +243,7 @@ async function relayStream(
   let status = upstream.status;
   try {
     for (;;) {
-      if (!writable) await new Promise((resolve) => res.once("drain", resolve));
+      if (!writable) await drained(res);
       const next = await chunks.next();
       if (next.done) break;
       last = next.value;
@@ -265,6 +265,23 @@ async function relayStream(
     ttftMs: firstByteAt - started,
     generationMs: performance.now() - firstByteAt,
   };
+}
+
+/** Resolves when the client can take more of a stream; rejects if it goes away instead, so the relay stops. */
+function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.reject(new Error("The client went away."));
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      res.off("close", onClose);
+      resolve();
+    };
+    const onClose = () => {
+      res.off("drain", onDrain);
+      reject(new Error("The client went away."));
+    };
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
 }
 
 /**
