@@ -148,25 +148,33 @@ function publicUrl(env: Env, name: string, fallback: string, protocols: string[]
  * free ports are chosen before the configuration is read, not by the listener.
  */
 export async function withFreePorts(env: Env): Promise<Env> {
+  const names = ["HUB_PORT", "HUB_GIT_PORT", "HUB_ROUTER_PORT", "HUB_SSH_PORT"];
   const resolved: Env = { ...env };
-  for (const name of ["HUB_PORT", "HUB_GIT_PORT", "HUB_ROUTER_PORT", "HUB_SSH_PORT"]) {
+  // A free port may still be one another surface is configured to take: never hand that one out.
+  const taken = new Set(names.map((name) => resolved[name]).filter((value) => value && value !== "0"));
+  for (const name of names) {
     if (resolved[name] !== "0") continue;
-    resolved[name] = String(
-      await new Promise<number>((resolve, reject) => {
-        const probe = net.createServer();
-        probe.once("error", reject);
-        probe.listen(0, env.HUB_HOST || "127.0.0.1", () => {
-          const address = probe.address();
-          probe.close(() =>
-            typeof address === "object" && address
-              ? resolve(address.port)
-              : reject(new Error("no free port")),
-          );
-        });
-      }),
-    );
+    let port: string;
+    do {
+      port = String(await freePort(env.HUB_HOST || "127.0.0.1"));
+    } while (taken.has(port));
+    taken.add(port);
+    resolved[name] = port;
   }
   return resolved;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
+      );
+    });
+  });
 }
 
 const MiB = 1024 * 1024;
