@@ -9,3 +9,4 @@ export * from "./keys.js";
 export * from "./inference.js";
 export * from "./webhooks.js";
 export * from "./device.js";
+export * from "./profile.js";

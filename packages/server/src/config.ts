@@ -52,6 +52,12 @@ export interface DeviceFlowConfig {
   tokenTtlDays: number;
 }
 
+/** Account settings: avatars and renames. */
+export interface AccountConfig {
+  /** The largest avatar image accepted, in bytes. */
+  avatarMaxBytes: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -81,6 +87,7 @@ export interface Config {
   router: RouterConfig;
   webhooks: WebhooksConfig;
   device: DeviceFlowConfig;
+  account: AccountConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -250,6 +257,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       codeTtlSeconds: integer(env, "HUB_DEVICE_CODE_TTL_SECONDS", 900, 1, 86_400),
       pollIntervalSeconds: integer(env, "HUB_DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
       tokenTtlDays: integer(env, "HUB_DEVICE_TOKEN_TTL_DAYS", 90, 1, 3650),
+    },
+    account: {
+      avatarMaxBytes: integer(env, "HUB_AVATAR_MAX_BYTES", 2 * MiB, 1024, 16 * MiB),
     },
   };
   return Object.freeze(config);

@@ -6,6 +6,8 @@ import { createRepoFiles } from "./git/repo-files.js";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
+import { createAvatarStore } from "./areas/profile/avatar-store.js";
+import { createProfileService } from "./areas/profile/profile.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -61,7 +63,19 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
-  const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const profiles = createProfileService({
+    db,
+    clock,
+    avatars: createAvatarStore(config.dataDir),
+    publicUrl: config.publicUrl,
+    avatarMaxBytes: config.account.avatarMaxBytes,
+  });
+  const account = createAccountService({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    profiles,
+  });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
@@ -128,6 +142,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     auth,
     device,
     account,
+    profiles,
     orgs,
     keys,
     storage,

@@ -15,6 +15,19 @@ export interface UserRow {
   created_at: string;
 }
 
+/** The editable profile beyond the display name; `social` is a JSON object of handles by network. */
+export interface UserProfileRow {
+  user_id: string;
+  bio: string;
+  website: string;
+  location: string;
+  social: string;
+  /** The avatar file's SHA-256, or null for the default avatar. */
+  avatar_sha256: string | null;
+  avatar_type: string | null;
+  updated_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -238,6 +251,7 @@ export interface WebhookAttemptRow {
 
 export interface Database {
   users: UserRow;
+  user_profiles: UserProfileRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

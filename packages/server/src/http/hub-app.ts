@@ -6,6 +6,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { AccountService } from "../areas/account/account.service.js";
 import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
+import { profileRoutes } from "../areas/profile/profile.routes.js";
+import type { ProfileService } from "../areas/profile/profile.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
 import type { FilesService } from "../areas/files/files.service.js";
@@ -55,6 +57,7 @@ export interface AppDeps {
   authorize: Authorize;
   rateLimiter: RateLimiter;
   account: AccountService;
+  profiles: ProfileService;
   auth: AuthService;
   tokens: TokensService;
   device: DeviceService;
@@ -205,6 +208,9 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   const secureCookies = config.publicUrl.startsWith("https:");
   await app.register(discoveryRoutes({ config, version: deps.version }));
   await app.register(accountRoutes({ account: deps.account }));
+  await app.register(
+    profileRoutes({ profiles: deps.profiles, avatarMaxBytes: config.account.avatarMaxBytes }),
+  );
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

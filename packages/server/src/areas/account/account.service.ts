@@ -7,6 +7,7 @@ import type { Db } from "../../db/database.js";
 import type { UserRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import type { ProfileService } from "../profile/profile.service.js";
 import { claimableHandle } from "./handles.js";
 import { usersRepository } from "./users.repository.js";
 
@@ -25,10 +26,11 @@ export interface AccountServiceDeps {
   db: Db;
   clock: () => Date;
   reauthWindowSeconds: number;
+  profiles: ProfileService;
 }
 
 /** Accounts: creation, and the identity and private context the API presents. */
-export function createAccountService({ db, clock, reauthWindowSeconds }: AccountServiceDeps) {
+export function createAccountService({ db, clock, reauthWindowSeconds, profiles }: AccountServiceDeps) {
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await usersRepository.findById(db, userId);
     if (!user) throw notFound("The account no longer exists.");
@@ -124,10 +126,11 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
 
     /** The private account context of `GET /api/me`. */
     async me(principal: Principal): Promise<Me> {
-      const [user, memberships, counts] = await Promise.all([
+      const [user, memberships, counts, profile] = await Promise.all([
         requireUser(principal.userId),
         orgsRepository.membershipsOfUser(db, principal.userId),
         usersRepository.repositoryCounts(db, principal.userId),
+        profiles.profile(principal.userId),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const { credential } = principal;
@@ -159,6 +162,8 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
           spaces: count("space"),
           mcps: count("mcp"),
         },
+        profile,
+        avatarUrl: profile.avatarUrl,
         auth: {
           type: credential.type,
           tokenId: credential.type === "access_token" ? credential.tokenId : null,

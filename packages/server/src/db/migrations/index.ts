@@ -9,6 +9,7 @@ import { inference } from "./0007-inference.js";
 import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
 import { webhooks } from "./0009-webhooks.js";
 import { deviceCodes } from "./0010-device-codes.js";
+import { userProfiles } from "./0011-user-profiles.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0008-gpg-key-ids": gpgKeyIdsTable,
   "0009-webhooks": webhooks,
   "0010-device-codes": deviceCodes,
+  "0011-user-profiles": userProfiles,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
