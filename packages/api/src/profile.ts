@@ -160,3 +160,88 @@ export const UserOverview = Type.Object(
   { title: "UserOverview" },
 );
 export type UserOverview = Static<typeof UserOverview>;
+
+const Moved = Type.Object({ from: Type.String(), to: Type.String() });
+
+/** `GET /api/me/profile/username?username=`: the name to preview. */
+export const UsernamePreviewQuery = Type.Object(
+  {
+    username: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The new username; whether it is valid and free is the preview's answer.",
+    }),
+  },
+  { title: "UsernamePreviewQuery" },
+);
+export type UsernamePreviewQuery = Static<typeof UsernamePreviewQuery>;
+
+/** What renaming the account to `username` would do, without doing it. */
+export const UsernamePreview = Type.Object(
+  {
+    current: Type.String({ description: "The account's username now." }),
+    username: Type.String({ description: "The username previewed." }),
+    valid: Type.Boolean({ description: "Well formed and not reserved by the hub." }),
+    available: Type.Boolean({
+      description: "Valid, different, and neither taken nor reserved for another account.",
+    }),
+    problem: Type.Union(
+      [
+        Type.Object({
+          code: Type.String({
+            description:
+              "`invalid_handle`, `reserved_handle`, `username_unchanged`, `handle_taken` or `handle_reserved`.",
+          }),
+          message: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: "Why the rename would be refused; null when it would go through." },
+    ),
+    repositories: Type.Array(Type.Object({ type: Type.String(), from: Type.String(), to: Type.String() }), {
+      description: "Every repository of the account, with its id now and after the rename.",
+    }),
+    redirects: Type.Array(Moved, {
+      description: "Old URLs (profile, repository pages and API paths) that will redirect to the new ones.",
+    }),
+    gitRemotes: Type.Array(Moved, {
+      description:
+        "HTTPS and SSH clone URLs; the old ones keep working (HTTPS by redirect, SSH by following).",
+    }),
+    oldUsernameReservedUntil: Type.String({
+      format: "date-time",
+      description: "Until when only this account could take the old username back, if renamed now.",
+    }),
+    reauthenticationRequired: Type.Boolean({
+      description:
+        "Whether this credential must reauthenticate before the rename (POST /api/auth/reauthenticate).",
+    }),
+  },
+  { title: "UsernamePreview" },
+);
+export type UsernamePreview = Static<typeof UsernamePreview>;
+
+/** `POST /api/me/profile/username`; open (F). */
+export const MigrateUsername = Type.Object(
+  { username: Type.String({ minLength: 1, maxLength: 100, description: "The new username." }) },
+  { title: "MigrateUsername", additionalProperties: true },
+);
+export type MigrateUsername = Static<typeof MigrateUsername>;
+
+/** The outcome of a rename. */
+export const UsernameMigration = Type.Object(
+  {
+    name: Type.String({ description: "The new username." }),
+    previousName: Type.String(),
+    oldUsernameReservedUntil: Type.String({ format: "date-time" }),
+    repositories: Type.Array(Type.Object({ type: Type.String(), from: Type.String(), to: Type.String() })),
+  },
+  { title: "UsernameMigration" },
+);
+export type UsernameMigration = Static<typeof UsernameMigration>;
+
+/** A username the account gave up, kept for it until `reservedUntil`. */
+export const ReservedUsername = Type.Object(
+  { name: Type.String(), reservedUntil: Type.String({ format: "date-time" }) },
+  { title: "ReservedUsername" },
+);

@@ -56,6 +56,8 @@ export interface DeviceFlowConfig {
 export interface AccountConfig {
   /** The largest avatar image accepted, in bytes. */
   avatarMaxBytes: number;
+  /** Days only the account that renamed away from a username may take it back. */
+  usernameReservationDays: number;
 }
 
 export interface Config {
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     account: {
       avatarMaxBytes: integer(env, "HUB_AVATAR_MAX_BYTES", 2 * MiB, 1024, 16 * MiB),
+      usernameReservationDays: integer(env, "HUB_USERNAME_RESERVATION_DAYS", 90, 0, 3650),
     },
   };
   return Object.freeze(config);

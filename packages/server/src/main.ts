@@ -8,6 +8,7 @@ import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
 import { createAvatarStore } from "./areas/profile/avatar-store.js";
 import { createProfileService } from "./areas/profile/profile.service.js";
+import { createUsernameService } from "./areas/username/username.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -105,6 +106,18 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     notify: deliveries.notify,
   });
   const repos = createReposService({ db, storage, events, clock, config });
+  const usernames = createUsernameService({
+    db,
+    clock,
+    events,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    config: {
+      publicUrl: config.publicUrl,
+      gitPublicUrl: config.gitPublicUrl,
+      sshPublicUrl: config.sshPublicUrl,
+      reservationDays: config.account.usernameReservationDays,
+    },
+  });
   const webhooks = createWebhooksService({
     db,
     clock,
@@ -143,6 +156,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     device,
     account,
     profiles,
+    usernames,
     orgs,
     keys,
     storage,

@@ -28,6 +28,14 @@ export interface UserProfileRow {
   updated_at: string;
 }
 
+/** A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed. */
+export interface HandleReservationRow {
+  handle: string;
+  user_id: string;
+  reserved_until: string;
+  created_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -252,6 +260,7 @@ export interface WebhookAttemptRow {
 export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
+  handle_reservations: HandleReservationRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

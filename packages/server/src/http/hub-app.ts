@@ -8,6 +8,8 @@ import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
 import { profileRoutes } from "../areas/profile/profile.routes.js";
 import type { ProfileService } from "../areas/profile/profile.service.js";
+import { usernameRoutes } from "../areas/username/username.routes.js";
+import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
 import type { FilesService } from "../areas/files/files.service.js";
@@ -58,6 +60,7 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   account: AccountService;
   profiles: ProfileService;
+  usernames: UsernameService;
   auth: AuthService;
   tokens: TokensService;
   device: DeviceService;
@@ -211,6 +214,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     profileRoutes({ profiles: deps.profiles, avatarMaxBytes: config.account.avatarMaxBytes }),
   );
+  await app.register(usernameRoutes({ usernames: deps.usernames }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

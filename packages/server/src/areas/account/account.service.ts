@@ -8,8 +8,9 @@ import type { UserRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import type { ProfileService } from "../profile/profile.service.js";
-import { claimableHandle } from "./handles.js";
+import { claimHandle, claimableHandle } from "./handles.js";
 import { usersRepository } from "./users.repository.js";
+import { usernameRepository } from "../username/username.repository.js";
 
 export interface CreateUserInput {
   handle: string;
@@ -76,7 +77,7 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
           "password",
         );
       }
-      await claimableHandle(db, input.handle);
+      await claimableHandle(db, input.handle, { now: clock() });
       if (await usersRepository.emailTaken(db, email)) {
         throw conflict("email_taken", `Another account already uses ${email}.`, "email");
       }
@@ -90,7 +91,10 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
         is_admin: input.admin ? 1 : 0,
         created_at: clock().toISOString(),
       };
-      await usersRepository.insert(db, row);
+      await db.transaction().execute(async (tx) => {
+        await usersRepository.insert(tx, row);
+        await claimHandle(tx, row.handle, row.id);
+      });
       return row;
     },
 
@@ -126,11 +130,12 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
 
     /** The private account context of `GET /api/me`. */
     async me(principal: Principal): Promise<Me> {
-      const [user, memberships, counts, profile] = await Promise.all([
+      const [user, memberships, counts, profile, reservations] = await Promise.all([
         requireUser(principal.userId),
         orgsRepository.membershipsOfUser(db, principal.userId),
         usersRepository.repositoryCounts(db, principal.userId),
         profiles.profile(principal.userId),
+        usernameRepository.reservationsOf(db, principal.userId, clock().toISOString()),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const { credential } = principal;
@@ -163,6 +168,7 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
           mcps: count("mcp"),
         },
         profile,
+        reservedUsernames: reservations.map((r) => ({ name: r.handle, reservedUntil: r.reserved_until })),
         avatarUrl: profile.avatarUrl,
         auth: {
           type: credential.type,

@@ -102,11 +102,11 @@ export function profileRoutes({
           tags: ["Users"],
           summary: "A user's public profile, with public repository counts and organizations.",
           params: UserParams,
-          response: { 200: UserOverview, 404: ApiErrorRef },
+          response: { 200: UserOverview, 307: ApiErrorRef, 404: ApiErrorRef },
         },
         config: { access: "public" },
       },
-      async (request) => profiles.overview(request.params.name),
+      async (request) => profiles.overview(request.params.name, request.url),
     );
 
     app.get(
@@ -134,7 +134,7 @@ export function profileRoutes({
         config: { access: "public" },
       },
       async (request, reply) => {
-        const image = await profiles.avatar(request.params.name);
+        const image = await profiles.avatar(request.params.name, request.url);
         const etag = `"${image.etag}"`;
         const versioned = request.query.v !== undefined && image.etag.startsWith(request.query.v);
         reply

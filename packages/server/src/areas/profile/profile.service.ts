@@ -2,12 +2,13 @@ import type { PatchProfile, Profile, PutProfile, SocialHandles, SocialNetwork, U
 import { SOCIAL_NETWORKS } from "@hub/api";
 import type { Db } from "../../db/database.js";
 import type { UserProfileRow, UserRow } from "../../db/schema.js";
-import { badRequest, notFound } from "../../errors.js";
+import { HubError, badRequest, notFound } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
 import type { AvatarStore } from "./avatar-store.js";
+import { usernameRepository } from "../username/username.repository.js";
 import { profileRepository } from "./profile.repository.js";
 
 export interface ProfileServiceDeps {
@@ -87,6 +88,27 @@ export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxB
     const user = await usersRepository.findById(db, userId);
     if (!user) throw notFound("The account no longer exists.");
     return user;
+  }
+
+  /**
+   * The user a handle names. A handle its account renamed away from (and that
+   * no one else has claimed) answers a relative 307 to the same path under the
+   * new name; anything else is a 404.
+   */
+  async function findUser(handle: string, requestPath: string): Promise<UserRow> {
+    const user = isHandle(handle) ? await usersRepository.findByHandle(db, handle) : undefined;
+    if (user) return user;
+    const successor = isHandle(handle) ? await usernameRepository.successorOf(db, handle) : null;
+    if (successor) {
+      throw new HubError(
+        307,
+        "user_renamed",
+        `The user ${handle} is now called ${successor}; update your links.`,
+        undefined,
+        { location: requestPath.replace(`/users/${handle}/`, `/users/${successor}/`) },
+      );
+    }
+    throw notFound(`No user is called "${handle}".`);
   }
 
   /** Where the account's avatar is served; the version changes with the image, so caches refresh. */
@@ -173,9 +195,8 @@ export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxB
     },
 
     /** The public profile of a user, as anyone may see it. */
-    async overview(handle: string): Promise<UserOverview> {
-      const user = isHandle(handle) ? await usersRepository.findByHandle(db, handle) : undefined;
-      if (!user) throw notFound(`No user is called "${handle}".`);
+    async overview(handle: string, requestPath: string): Promise<UserOverview> {
+      const user = await findUser(handle, requestPath);
       const [row, counts, memberships] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
@@ -240,9 +261,8 @@ export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxB
     },
 
     /** The avatar of a user: the stored image, or the default one. */
-    async avatar(handle: string): Promise<AvatarImage> {
-      const user = isHandle(handle) ? await usersRepository.findByHandle(db, handle) : undefined;
-      if (!user) throw notFound(`No user is called "${handle}".`);
+    async avatar(handle: string, requestPath: string): Promise<AvatarImage> {
+      const user = await findUser(handle, requestPath);
       const row = await profileRepository.find(db, user.id);
       if (row?.avatar_sha256 && row.avatar_type) {
         const content = await avatars.read(row.avatar_sha256);

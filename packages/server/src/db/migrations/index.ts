@@ -10,6 +10,7 @@ import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
 import { webhooks } from "./0009-webhooks.js";
 import { deviceCodes } from "./0010-device-codes.js";
 import { userProfiles } from "./0011-user-profiles.js";
+import { handleReservations } from "./0012-handle-reservations.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0009-webhooks": webhooks,
   "0010-device-codes": deviceCodes,
   "0011-user-profiles": userProfiles,
+  "0012-handle-reservations": handleReservations,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
