@@ -150,6 +150,14 @@ export const UserOverview = Type.Object(
     website: Type.String(),
     location: Type.String(),
     social: SocialHandles,
+    socialIdentities: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        name: Type.String(),
+        url: Type.Union([Type.String(), Type.Null()]),
+      }),
+      { description: "Linked identities the owner chose to show." },
+    ),
     numModels: Type.Integer({ minimum: 0, description: "Public models." }),
     numDatasets: Type.Integer({ minimum: 0 }),
     numSpaces: Type.Integer({ minimum: 0 }),
@@ -245,3 +253,19 @@ export const ReservedUsername = Type.Object(
   { name: Type.String(), reservedUntil: Type.String({ format: "date-time" }) },
   { title: "ReservedUsername" },
 );
+
+/**
+ * The identity providers an account can be linked to, with where each shows
+ * the account's profile (`{name}` stands for the name there); null when it has
+ * no public page.
+ */
+export const SOCIAL_PROVIDERS = {
+  github: "https://github.com/{name}",
+  gitlab: "https://gitlab.com/{name}",
+  huggingface: "https://huggingface.co/{name}",
+  google: null,
+  orcid: "https://orcid.org/{name}",
+  linkedin: "https://www.linkedin.com/in/{name}",
+  twitter: "https://x.com/{name}",
+} as const satisfies Record<string, string | null>;
+export type SocialProvider = keyof typeof SOCIAL_PROVIDERS;

@@ -8,6 +8,7 @@ import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
 import { createAvatarStore } from "./areas/profile/avatar-store.js";
 import { createProfileService } from "./areas/profile/profile.service.js";
+import { createSocialIdentities } from "./areas/profile/social-identities.js";
 import { createUsernameService } from "./areas/username/username.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
@@ -64,10 +65,12 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
+  const identities = createSocialIdentities({ db, clock });
   const profiles = createProfileService({
     db,
     clock,
     avatars: createAvatarStore(config.dataDir),
+    identities,
     publicUrl: config.publicUrl,
     avatarMaxBytes: config.account.avatarMaxBytes,
   });
@@ -76,6 +79,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     clock,
     reauthWindowSeconds: config.reauthWindowSeconds,
     profiles,
+    identities,
   });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
@@ -156,6 +160,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     device,
     account,
     profiles,
+    identities,
     usernames,
     orgs,
     keys,

@@ -36,6 +36,15 @@ export interface HandleReservationRow {
   created_at: string;
 }
 
+/** An identity at another provider linked to an account. */
+export interface SocialIdentityRow {
+  user_id: string;
+  provider: string;
+  external_name: string;
+  visible: number;
+  linked_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -261,6 +270,7 @@ export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
   handle_reservations: HandleReservationRow;
+  social_identities: SocialIdentityRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

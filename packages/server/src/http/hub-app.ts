@@ -8,6 +8,7 @@ import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
 import { profileRoutes } from "../areas/profile/profile.routes.js";
 import type { ProfileService } from "../areas/profile/profile.service.js";
+import type { SocialIdentities } from "../areas/profile/social-identities.js";
 import { usernameRoutes } from "../areas/username/username.routes.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
@@ -60,6 +61,7 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   account: AccountService;
   profiles: ProfileService;
+  identities: SocialIdentities;
   usernames: UsernameService;
   auth: AuthService;
   tokens: TokensService;
@@ -212,7 +214,11 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(discoveryRoutes({ config, version: deps.version }));
   await app.register(accountRoutes({ account: deps.account }));
   await app.register(
-    profileRoutes({ profiles: deps.profiles, avatarMaxBytes: config.account.avatarMaxBytes }),
+    profileRoutes({
+      profiles: deps.profiles,
+      identities: deps.identities,
+      avatarMaxBytes: config.account.avatarMaxBytes,
+    }),
   );
   await app.register(usernameRoutes({ usernames: deps.usernames }));
   await app.register(

@@ -8,6 +8,7 @@ import type { UserRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import type { ProfileService } from "../profile/profile.service.js";
+import type { SocialIdentities } from "../profile/social-identities.js";
 import { claimHandle, claimableHandle } from "./handles.js";
 import { usersRepository } from "./users.repository.js";
 import { usernameRepository } from "../username/username.repository.js";
@@ -28,10 +29,17 @@ export interface AccountServiceDeps {
   clock: () => Date;
   reauthWindowSeconds: number;
   profiles: ProfileService;
+  identities: SocialIdentities;
 }
 
 /** Accounts: creation, and the identity and private context the API presents. */
-export function createAccountService({ db, clock, reauthWindowSeconds, profiles }: AccountServiceDeps) {
+export function createAccountService({
+  db,
+  clock,
+  reauthWindowSeconds,
+  profiles,
+  identities,
+}: AccountServiceDeps) {
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await usersRepository.findById(db, userId);
     if (!user) throw notFound("The account no longer exists.");
@@ -130,12 +138,13 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
 
     /** The private account context of `GET /api/me`. */
     async me(principal: Principal): Promise<Me> {
-      const [user, memberships, counts, profile, reservations] = await Promise.all([
+      const [user, memberships, counts, profile, reservations, linked] = await Promise.all([
         requireUser(principal.userId),
         orgsRepository.membershipsOfUser(db, principal.userId),
         usersRepository.repositoryCounts(db, principal.userId),
         profiles.profile(principal.userId),
         usernameRepository.reservationsOf(db, principal.userId, clock().toISOString()),
+        identities.list(principal.userId),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const { credential } = principal;
@@ -168,6 +177,7 @@ export function createAccountService({ db, clock, reauthWindowSeconds, profiles 
           mcps: count("mcp"),
         },
         profile,
+        socialIdentities: linked,
         reservedUsernames: reservations.map((r) => ({ name: r.handle, reservedUntil: r.reserved_until })),
         avatarUrl: profile.avatarUrl,
         auth: {

@@ -1,11 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ApiErrorRef, PatchProfile, Profile, PutProfile, UserOverview } from "@hub/api";
+import {
+  ApiErrorRef,
+  PatchProfile,
+  Profile,
+  PutProfile,
+  SocialIdentity,
+  UpdateSocialIdentity,
+  UserOverview,
+} from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { badRequest } from "../../errors.js";
 import { principalOf } from "../../http/access.js";
 import { AVATAR_TYPES } from "./avatar-image.js";
 import type { ProfileService } from "./profile.service.js";
+import type { SocialIdentities } from "./social-identities.js";
 
 const tags = ["Account"];
 const UserParams = Type.Object({ name: Type.String({ maxLength: 100 }) });
@@ -58,12 +67,37 @@ function rawUploadParser(maxBytes: number) {
  */
 export function profileRoutes({
   profiles,
+  identities,
   avatarMaxBytes,
 }: {
   profiles: ProfileService;
+  identities: SocialIdentities;
   avatarMaxBytes: number;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.patch(
+      "/api/me/social-identities/:provider",
+      {
+        schema: {
+          operationId: "account_social_identity_visibility_update",
+          tags,
+          summary:
+            "Show or hide a linked identity (e.g. github) on the public profile; 404 when none is linked.",
+          params: Type.Object({
+            provider: Type.String({
+              pattern: "^[a-z0-9-]{1,32}$",
+              description: "The provider, e.g. `github`.",
+            }),
+          }),
+          body: UpdateSocialIdentity,
+          response: { 200: SocialIdentity, 404: ApiErrorRef },
+        },
+        config: { access: { action: "settings:write" } },
+      },
+      async (request) =>
+        identities.setVisibility(principalOf(request).userId, request.params.provider, request.body.visible),
+    );
+
     app.put(
       "/api/me/profile",
       {

@@ -10,11 +10,13 @@ import { sniffImage } from "./avatar-image.js";
 import type { AvatarStore } from "./avatar-store.js";
 import { usernameRepository } from "../username/username.repository.js";
 import { profileRepository } from "./profile.repository.js";
+import type { SocialIdentities } from "./social-identities.js";
 
 export interface ProfileServiceDeps {
   db: Db;
   clock: () => Date;
   avatars: AvatarStore;
+  identities: SocialIdentities;
   publicUrl: string;
   /** The largest avatar accepted, in bytes. */
   avatarMaxBytes: number;
@@ -83,7 +85,14 @@ function defaultAvatar(handle: string): AvatarImage {
 }
 
 /** Public profiles, the editable profile behind them, and avatars. */
-export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxBytes }: ProfileServiceDeps) {
+export function createProfileService({
+  db,
+  clock,
+  avatars,
+  identities,
+  publicUrl,
+  avatarMaxBytes,
+}: ProfileServiceDeps) {
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await usersRepository.findById(db, userId);
     if (!user) throw notFound("The account no longer exists.");
@@ -197,10 +206,11 @@ export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxB
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships] = await Promise.all([
+      const [row, counts, memberships, shown] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
+        identities.visible(user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -215,6 +225,7 @@ export function createProfileService({ db, clock, avatars, publicUrl, avatarMaxB
         website: profile.website,
         location: profile.location,
         social: profile.social,
+        socialIdentities: shown,
         numModels: count("model"),
         numDatasets: count("dataset"),
         numSpaces: count("space"),

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { crc32, deflateSync } from "node:zlib";
-import type { ApiError, Me, Profile, UserOverview } from "@hub/api";
+import type { ApiError, Me, Profile, SocialIdentity, UserOverview } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
@@ -414,6 +414,111 @@ describe.each(DIALECTS)("profile, public overview and avatar on %s", (dialect) =
     expect(session.status).toBe(200);
   });
 
+  it("links identities with the admin CLI; the account chooses which the public profile shows", async () => {
+    expect((await hub.cli(["identity", "link", "alice", "github", "alice-gh"])).code).toBe(0);
+    const gitlab = await hub.cli(["identity", "link", "alice", "gitlab", "alice.gl", "--visible"]);
+    expect(gitlab.code, gitlab.stderr).toBe(0);
+    const unknown = await hub.cli(["identity", "link", "alice", "myspace", "alice"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/not a provider/);
+    const taken = await hub.cli(["identity", "link", "bob", "github", "alice-gh"]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/another account/);
+    expect((await hub.cli(["identity", "link", "alice", "github", "bad name"])).code).toBe(1);
+    expect((await hub.cli(["identity", "link", "alice", "github"])).code).toBe(2);
+
+    const me = await readJson<Me>(await hub.request("/api/me", { token: read }));
+    expect(me.socialIdentities).toEqual([
+      {
+        provider: "github",
+        name: "alice-gh",
+        url: "https://github.com/alice-gh",
+        visible: false,
+        linkedAt: expect.any(String),
+      },
+      {
+        provider: "gitlab",
+        name: "alice.gl",
+        url: "https://gitlab.com/alice.gl",
+        visible: true,
+        linkedAt: expect.any(String),
+      },
+    ]);
+    expect((await overview()).socialIdentities).toEqual([
+      { provider: "gitlab", name: "alice.gl", url: "https://gitlab.com/alice.gl" },
+    ]);
+
+    const shown = await hub.request("/api/me/social-identities/github", {
+      method: "PATCH",
+      token: write,
+      json: { visible: true, note: "ignored" },
+    });
+    expect(shown.status).toBe(200);
+    expect(await readJson<SocialIdentity>(shown)).toMatchObject({ provider: "github", visible: true });
+    expect((await overview()).socialIdentities.map((i) => i.provider)).toEqual(["github", "gitlab"]);
+    const hidden = await hub.request("/api/me/social-identities/gitlab", {
+      method: "PATCH",
+      headers: { cookie },
+      json: { visible: false },
+    });
+    expect(hidden.status).toBe(200);
+    expect((await overview()).socialIdentities.map((i) => i.provider)).toEqual(["github"]);
+
+    for (const json of [{}, { visible: "yes" }, { visible: null }, { visible: 1 }, [], "true"]) {
+      const response = await hub.request("/api/me/social-identities/github", {
+        method: "PATCH",
+        token: write,
+        json,
+      });
+      expect(response.status, JSON.stringify(json)).toBe(400);
+    }
+    for (const provider of ["GitHub", "x".repeat(33), "git_hub"]) {
+      const response = await hub.request(`/api/me/social-identities/${provider}`, {
+        method: "PATCH",
+        token: write,
+        json: { visible: true },
+      });
+      expect(response.status, provider).toBe(400);
+      expect((await readJson<ApiError>(response)).field).toBe("provider");
+    }
+    for (const provider of ["orcid", "unknown-provider"]) {
+      const response = await hub.request(`/api/me/social-identities/${provider}`, {
+        method: "PATCH",
+        token: write,
+        json: { visible: true },
+      });
+      expect(response.status, provider).toBe(404);
+    }
+    expect(
+      (await hub.request("/api/me/social-identities/github", { method: "PATCH", json: { visible: false } }))
+        .status,
+    ).toBe(401);
+    for (const token of [read, fineGrained]) {
+      const refused = await hub.request("/api/me/social-identities/github", {
+        method: "PATCH",
+        token,
+        json: { visible: false },
+      });
+      expect(refused.status).toBe(403);
+    }
+
+    expect((await hub.cli(["identity", "unlink", "alice", "github"])).code).toBe(0);
+    expect((await hub.cli(["identity", "unlink", "alice", "github"])).code).toBe(1);
+    expect(
+      (
+        await hub.request("/api/me/social-identities/github", {
+          method: "PATCH",
+          token: write,
+          json: { visible: true },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await overview()).socialIdentities).toEqual([]);
+    // Once unlinked, the identity may go to another account.
+    expect((await hub.cli(["identity", "link", "bob", "github", "alice-gh", "--visible"])).code).toBe(0);
+    expect((await overview("bob")).socialIdentities.map((i) => i.name)).toEqual(["alice-gh"]);
+  });
+
   it("documents every operation with its request and response schemas", async () => {
     const doc = (await (await hub.request("/api/openapi.json")).json()) as {
       paths: Record<
@@ -433,5 +538,9 @@ describe.each(DIALECTS)("profile, public overview and avatar on %s", (dialect) =
     });
     expect(doc.paths["/api/me/avatar"]?.delete?.operationId).toBe("account_avatar_delete");
     expect(doc.paths["/api/users/{name}/overview"]?.get?.operationId).toBe("user_overview_get");
+    const identity = doc.paths["/api/me/social-identities/{provider}"]?.patch;
+    expect(identity?.operationId).toBe("account_social_identity_visibility_update");
+    expect(JSON.stringify(identity?.requestBody)).toContain("visible");
+    expect(JSON.stringify(identity?.responses)).toContain("linkedAt");
   });
 });

@@ -11,6 +11,7 @@ import { webhooks } from "./0009-webhooks.js";
 import { deviceCodes } from "./0010-device-codes.js";
 import { userProfiles } from "./0011-user-profiles.js";
 import { handleReservations } from "./0012-handle-reservations.js";
+import { socialIdentities } from "./0013-social-identities.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0010-device-codes": deviceCodes,
   "0011-user-profiles": userProfiles,
   "0012-handle-reservations": handleReservations,
+  "0013-social-identities": socialIdentities,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
