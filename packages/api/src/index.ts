@@ -10,3 +10,4 @@ export * from "./inference.js";
 export * from "./webhooks.js";
 export * from "./device.js";
 export * from "./profile.js";
+export * from "./hardware.js";

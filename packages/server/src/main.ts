@@ -10,6 +10,7 @@ import { createAvatarStore } from "./areas/profile/avatar-store.js";
 import { createProfileService } from "./areas/profile/profile.service.js";
 import { createSocialIdentities } from "./areas/profile/social-identities.js";
 import { createUsernameService } from "./areas/username/username.service.js";
+import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -139,6 +140,13 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
+  const hardware = createHardwareService({
+    db,
+    clock,
+    catalog: loadHardwareCatalog(),
+    storage,
+    repoFiles,
+  });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -162,6 +170,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     profiles,
     identities,
     usernames,
+    hardware,
     orgs,
     keys,
     storage,

@@ -45,6 +45,15 @@ export interface SocialIdentityRow {
   linked_at: string;
 }
 
+/** Declared hardware; `accelerators` is a JSON list of `{id, count, memoryGiB}`. */
+export interface UserHardwareRow {
+  user_id: string;
+  accelerators: string;
+  cpu: string | null;
+  system_memory_gib: number | null;
+  updated_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -271,6 +280,7 @@ export interface Database {
   user_profiles: UserProfileRow;
   handle_reservations: HandleReservationRow;
   social_identities: SocialIdentityRow;
+  user_hardware: UserHardwareRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

@@ -10,6 +10,8 @@ import { profileRoutes } from "../areas/profile/profile.routes.js";
 import type { ProfileService } from "../areas/profile/profile.service.js";
 import type { SocialIdentities } from "../areas/profile/social-identities.js";
 import { usernameRoutes } from "../areas/username/username.routes.js";
+import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
+import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -63,6 +65,7 @@ export interface AppDeps {
   profiles: ProfileService;
   identities: SocialIdentities;
   usernames: UsernameService;
+  hardware: HardwareService;
   auth: AuthService;
   tokens: TokensService;
   device: DeviceService;
@@ -221,6 +224,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(usernameRoutes({ usernames: deps.usernames }));
+  await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

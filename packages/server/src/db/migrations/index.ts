@@ -12,6 +12,7 @@ import { deviceCodes } from "./0010-device-codes.js";
 import { userProfiles } from "./0011-user-profiles.js";
 import { handleReservations } from "./0012-handle-reservations.js";
 import { socialIdentities } from "./0013-social-identities.js";
+import { userHardware } from "./0014-user-hardware.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0011-user-profiles": userProfiles,
   "0012-handle-reservations": handleReservations,
   "0013-social-identities": socialIdentities,
+  "0014-user-hardware": userHardware,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
