@@ -11,3 +11,4 @@ export * from "./webhooks.js";
 export * from "./device.js";
 export * from "./profile.js";
 export * from "./hardware.js";
+export * from "./content-preferences.js";

@@ -11,6 +11,7 @@ import { createProfileService } from "./areas/profile/profile.service.js";
 import { createSocialIdentities } from "./areas/profile/social-identities.js";
 import { createUsernameService } from "./areas/username/username.service.js";
 import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
+import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -147,6 +148,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     storage,
     repoFiles,
   });
+  const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -171,6 +173,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     identities,
     usernames,
     hardware,
+    preferences,
     orgs,
     keys,
     storage,

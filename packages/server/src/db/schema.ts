@@ -54,6 +54,33 @@ export interface UserHardwareRow {
   updated_at: string;
 }
 
+/** The explicit content preferences; each list is JSON. */
+export interface ContentPreferencesRow {
+  user_id: string;
+  hidden_tags: string;
+  languages: string;
+  content_filters: string;
+  updated_at: string;
+}
+
+/** What an account did with a repository (`download`), counted; interests are learned from it. */
+export interface AccountActivityRow {
+  user_id: string;
+  repository_id: string;
+  kind: string;
+  count: number;
+  first_at: string;
+  last_at: string;
+}
+
+export interface RecommendationSuppressionRow {
+  id: string;
+  user_id: string;
+  kind: string;
+  value: string;
+  created_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -281,6 +308,9 @@ export interface Database {
   handle_reservations: HandleReservationRow;
   social_identities: SocialIdentityRow;
   user_hardware: UserHardwareRow;
+  content_preferences: ContentPreferencesRow;
+  account_activity: AccountActivityRow;
+  recommendation_suppressions: RecommendationSuppressionRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

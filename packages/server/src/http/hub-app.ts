@@ -11,6 +11,8 @@ import type { ProfileService } from "../areas/profile/profile.service.js";
 import type { SocialIdentities } from "../areas/profile/social-identities.js";
 import { usernameRoutes } from "../areas/username/username.routes.js";
 import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
+import { contentPreferencesRoutes } from "../areas/content-preferences/content-preferences.routes.js";
+import type { ContentPreferencesService } from "../areas/content-preferences/content-preferences.service.js";
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
@@ -66,6 +68,7 @@ export interface AppDeps {
   identities: SocialIdentities;
   usernames: UsernameService;
   hardware: HardwareService;
+  preferences: ContentPreferencesService;
   auth: AuthService;
   tokens: TokensService;
   device: DeviceService;
@@ -225,6 +228,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(usernameRoutes({ usernames: deps.usernames }));
   await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
+  await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );
@@ -263,6 +267,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       repoFiles: deps.repoFiles,
       store: deps.objectStore,
       publicUrl: config.publicUrl,
+      onDownload: deps.preferences.recordDownload,
     }),
   );
   await app.register(smartHttp(deps));

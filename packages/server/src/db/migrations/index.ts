@@ -13,6 +13,7 @@ import { userProfiles } from "./0011-user-profiles.js";
 import { handleReservations } from "./0012-handle-reservations.js";
 import { socialIdentities } from "./0013-social-identities.js";
 import { userHardware } from "./0014-user-hardware.js";
+import { contentPreferences } from "./0015-content-preferences.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   "0012-handle-reservations": handleReservations,
   "0013-social-identities": socialIdentities,
   "0014-user-hardware": userHardware,
+  "0015-content-preferences": contentPreferences,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
