@@ -13,7 +13,7 @@ import type {
 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
-import { git, withToken } from "../../test-support/git-client.js";
+import { git, lfsGitConfig, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
 describe.each(DIALECTS)("changing the username on %s", (dialect) => {
@@ -305,6 +305,32 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
     expect(hidden.code).not.toBe(0);
     expect(hidden.stderr).toContain("alice/secret was not found");
     expect(hidden.stderr).not.toContain("alicia");
+  });
+
+  it("serves Git LFS through old remotes, over HTTPS and SSH", async () => {
+    const config = lfsGitConfig(work, false);
+    const lfs = (args: string[], cwd = work, env: Record<string, string> = {}) =>
+      git(args, cwd, { GIT_CONFIG_GLOBAL: config, ...env });
+    const oldRemote = withToken(`${hub.gitUrl}/alice/secret`, write);
+    const clone = await lfs(["clone", "-q", oldRemote, "lfs-https"]);
+    expect(clone.code, clone.stderr).toBe(0);
+    const dir = path.join(work, "lfs-https");
+    const weights = Buffer.alloc(200_000, 7);
+    writeFileSync(path.join(dir, "weights.safetensors"), weights);
+    await lfs(["add", "weights.safetensors"], dir);
+    await lfs(["commit", "-q", "-m", "weights"], dir);
+    const push = await lfs(["push", "-q", "origin", "main"], dir);
+    expect(push.code, push.stderr).toBe(0);
+    const again = await lfs(["clone", "-q", oldRemote, "lfs-again"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(path.join(work, "lfs-again", "weights.safetensors")).equals(weights)).toBe(true);
+
+    const ssh = `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+    const sshClone = await lfs(["clone", "-q", `${hub.sshUrl}/alice/secret.git`, "lfs-ssh"], work, {
+      GIT_SSH_COMMAND: ssh,
+    });
+    expect(sshClone.code, sshClone.stderr).toBe(0);
+    expect(readFileSync(path.join(work, "lfs-ssh", "weights.safetensors")).equals(weights)).toBe(true);
   });
 
   it("keeps the old username for its account: nobody else can take it, the owner can take it back", async () => {
