@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
 import { git, lfsGitConfig, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
+import { WebhookReceiver } from "../../test-support/webhook-receiver.js";
 
 describe.each(DIALECTS)("changing the username on %s", (dialect) => {
   let hub: TestHub;
@@ -392,11 +393,19 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
 
 describe.each(DIALECTS)("a username given up without a reservation period on %s", (dialect) => {
   let hub: TestHub;
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
-    hub = await startHub({ dialect, env: { HUB_USERNAME_RESERVATION_DAYS: "0" } });
+    await receiver.start();
+    hub = await startHub({
+      dialect,
+      env: { HUB_USERNAME_RESERVATION_DAYS: "0", HUB_WEBHOOKS_ALLOW_PRIVATE: "1" },
+    });
   });
-  afterAll(() => hub?.stop());
+  afterAll(async () => {
+    await hub?.stop();
+    await receiver.stop();
+  });
 
   it("can be claimed by another account at once, and then stops redirecting", async () => {
     const alice = await hub.createUser("alice");
@@ -404,6 +413,12 @@ describe.each(DIALECTS)("a username given up without a reservation period on %s"
     expect(
       (await hub.request("/api/repos", { method: "POST", token, json: { repo_id: "alice/model" } })).status,
     ).toBe(201);
+    const route = await hub.request("/api/me/webhooks", {
+      method: "POST",
+      token,
+      json: { url: receiver.url, watched: [{ type: "user", name: "alice" }], domains: ["repo"] },
+    });
+    expect(route.status).toBe(201);
     await hub.reauthenticate(token, alice.password);
     const renamed = await hub.request("/api/me/profile/username", {
       method: "POST",
@@ -411,6 +426,14 @@ describe.each(DIALECTS)("a username given up without a reservation period on %s"
       json: { username: "alicia" },
     });
     expect(renamed.status).toBe(200);
+    // Each repository of the account moved: a webhook watching the namespace hears it.
+    await receiver.waitFor(1);
+    expect(receiver.received[0]?.payload).toMatchObject({
+      event: { action: "move", scope: "repo" },
+      repo: { name: "alicia/model", owner: { type: "user", name: "alicia" } },
+      movedFrom: { name: "alice/model" },
+      actor: { name: "alice" },
+    });
     expect((await hub.request("/api/models/alice/model", { redirect: "manual" })).status).toBe(307);
     expect((await hub.request("/api/users/alice/overview", { redirect: "manual" })).status).toBe(307);
 
