@@ -1,6 +1,7 @@
 import { Type, type Static, type TProperties } from "@sinclair/typebox";
 import { ScopeSchema, TokenRoleSchema } from "./scopes.js";
 import { TOKEN_KINDS } from "./tokens.js";
+import { Profile, ReservedUsername, SocialIdentity } from "./profile.js";
 
 const OrgSummary = Type.Object({
   type: Type.Literal("org"),
@@ -80,6 +81,16 @@ export const Me = Type.Object(
       }),
     ),
     repositoryCounts: RepositoryCounts,
+    profile: Profile,
+    socialIdentities: Type.Array(SocialIdentity, {
+      description: "Identities linked to the account; `visible` ones show on the public profile.",
+    }),
+    reservedUsernames: Type.Array(ReservedUsername, {
+      description: "Usernames the account renamed away from, which only it may take back until then.",
+    }),
+    avatarUrl: Type.String({
+      description: "The same as `profile.avatarUrl`, where Hugging Face clients read it.",
+    }),
     auth: Type.Object({
       type: AuthType,
       tokenId: Type.Union([Type.String({ format: "uuid" }), Type.Null()], {

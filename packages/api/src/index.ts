@@ -10,3 +10,6 @@ export * from "./keys.js";
 export * from "./inference.js";
 export * from "./webhooks.js";
 export * from "./device.js";
+export * from "./profile.js";
+export * from "./hardware.js";
+export * from "./content-preferences.js";

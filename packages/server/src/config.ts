@@ -54,6 +54,14 @@ export interface DeviceFlowConfig {
   tokenTtlDays: number;
 }
 
+/** Account settings: avatars and renames. */
+export interface AccountConfig {
+  /** The largest avatar image accepted, in bytes. */
+  avatarMaxBytes: number;
+  /** Days only the account that renamed away from a username may take it back. */
+  usernameReservationDays: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -83,6 +91,7 @@ export interface Config {
   router: RouterConfig;
   webhooks: WebhooksConfig;
   device: DeviceFlowConfig;
+  account: AccountConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -261,6 +270,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       codeTtlSeconds: integer(env, "HUB_DEVICE_CODE_TTL_SECONDS", 900, 1, 86_400),
       pollIntervalSeconds: integer(env, "HUB_DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
       tokenTtlDays: integer(env, "HUB_DEVICE_TOKEN_TTL_DAYS", 90, 1, 3650),
+    },
+    account: {
+      avatarMaxBytes: integer(env, "HUB_AVATAR_MAX_BYTES", 2 * MiB, 1024, 16 * MiB),
+      usernameReservationDays: integer(env, "HUB_USERNAME_RESERVATION_DAYS", 90, 0, 3650),
     },
   };
   return Object.freeze(config);

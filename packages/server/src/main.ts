@@ -6,6 +6,12 @@ import { createRepoFiles } from "./git/repo-files.js";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { createAccountService } from "./areas/account/account.service.js";
+import { createAvatarStore } from "./areas/profile/avatar-store.js";
+import { createProfileService } from "./areas/profile/profile.service.js";
+import { createSocialIdentities } from "./areas/profile/social-identities.js";
+import { createUsernameService } from "./areas/username/username.service.js";
+import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
+import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -61,7 +67,22 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
-  const account = createAccountService({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const identities = createSocialIdentities({ db, clock });
+  const profiles = createProfileService({
+    db,
+    clock,
+    avatars: createAvatarStore(config.dataDir),
+    identities,
+    publicUrl: config.publicUrl,
+    avatarMaxBytes: config.account.avatarMaxBytes,
+  });
+  const account = createAccountService({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    profiles,
+    identities,
+  });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
   const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
@@ -91,6 +112,18 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     notify: deliveries.notify,
   });
   const repos = createReposService({ db, storage, events, clock, config });
+  const usernames = createUsernameService({
+    db,
+    clock,
+    events,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    config: {
+      publicUrl: config.publicUrl,
+      gitPublicUrl: config.gitPublicUrl,
+      sshPublicUrl: config.sshPublicUrl,
+      reservationDays: config.account.usernameReservationDays,
+    },
+  });
   const webhooks = createWebhooksService({
     db,
     clock,
@@ -108,6 +141,14 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
   });
+  const hardware = createHardwareService({
+    db,
+    clock,
+    catalog: loadHardwareCatalog(),
+    storage,
+    repoFiles,
+  });
+  const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -128,6 +169,11 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     auth,
     device,
     account,
+    profiles,
+    identities,
+    usernames,
+    hardware,
+    preferences,
     orgs,
     keys,
     storage,

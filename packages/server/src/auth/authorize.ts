@@ -10,7 +10,7 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management and
- * approving a device sign-in (RFC 8628);
+ * approving a device sign-in (RFC 8628) and renaming the account;
  * `settings:*` an owner's settings (the caller's own, or an organization's).
  */
 export type Action =
@@ -18,6 +18,7 @@ export type Action =
   | "account:manage-tokens"
   | "account:revoke-token"
   | "account:approve-device"
+  | "account:change-username"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -199,6 +200,40 @@ export function decide(input: DecisionInput): Decision {
           "This token may revoke only itself; use a write token or sign in to revoke others.",
         ),
       );
+    }
+    case "account:change-username": {
+      // A rename moves every repository of the account: the person, freshly reauthenticated, with a strong credential.
+      if (!accountMay(input, principal))
+        return deny(forbidden("forbidden", "You may only rename your own account."));
+      if (!withinTokenBounds(credential, resource)) {
+        return deny(
+          forbidden(
+            "outside_token_bounds",
+            "This token is bounded to an organization; it cannot rename the account.",
+          ),
+        );
+      }
+      const weak =
+        credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
+      if (weak) {
+        return deny(
+          forbidden(
+            "insufficient_scope",
+            "Changing the username needs a write role token or a signed-in session.",
+          ),
+        );
+      }
+      if (!recentlyReauthenticated(input, credential)) {
+        return deny(
+          new HubError(
+            401,
+            "reauthentication_required",
+            "Changing the username needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
+              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
+          ),
+        );
+      }
+      return allow;
     }
     case "account:approve-device":
       // Approving mints a token for the account: only the person at a browser may, never a token.

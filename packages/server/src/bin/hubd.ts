@@ -15,6 +15,9 @@ const USAGE = `Usage: hubd <command>
                                           prints the secret alone on the last line
   org create HANDLE --owner USER [--plan free|team|enterprise] [--fullname TEXT]
   org add-member HANDLE USER --role read|contributor|write|admin
+  identity link HANDLE PROVIDER EXTERNAL_NAME [--visible]
+                                          link an identity at a provider (github, gitlab, ...) to the account
+  identity unlink HANDLE PROVIDER         unlink it
   credit add HANDLE USD [--note TEXT]     add routed-inference credit to an account or organization
   credit restrict HANDLE [--lift]         stop (or allow again) its routed inference
 
@@ -187,6 +190,23 @@ async function main(argv: string[]): Promise<void> {
     if (!role) throw new UsageError("org add-member needs --role.");
     await withHub((hub) => hub.orgs.addMember(positionals[0] ?? "", positionals[1] ?? "", role));
     process.stdout.write(`${positionals[1]} is now ${role} in ${positionals[0]}\n`);
+    return;
+  }
+  if (command === "identity" && sub === "link") {
+    const { values, positionals } = parse(rest, { visible: { type: "boolean" } }, 3);
+    const [handle = "", provider = "", externalName = ""] = positionals;
+    const identity = await withHub((hub) =>
+      hub.identities.link(handle, provider, externalName, values.visible === true),
+    );
+    process.stdout.write(
+      `linked ${provider} identity ${identity.name} to ${handle} (${identity.visible ? "shown" : "hidden"} on the profile)\n`,
+    );
+    return;
+  }
+  if (command === "identity" && sub === "unlink") {
+    const { positionals } = parse(rest, {}, 2);
+    await withHub((hub) => hub.identities.unlink(positionals[0] ?? "", positionals[1] ?? ""));
+    process.stdout.write(`unlinked the ${positionals[1]} identity of ${positionals[0]}\n`);
     return;
   }
   if (command === "credit" && sub === "add") {

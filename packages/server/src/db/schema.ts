@@ -15,6 +15,72 @@ export interface UserRow {
   created_at: string;
 }
 
+/** The editable profile beyond the display name; `social` is a JSON object of handles by network. */
+export interface UserProfileRow {
+  user_id: string;
+  bio: string;
+  website: string;
+  location: string;
+  social: string;
+  /** The avatar file's SHA-256, or null for the default avatar. */
+  avatar_sha256: string | null;
+  avatar_type: string | null;
+  updated_at: string;
+}
+
+/** A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed. */
+export interface HandleReservationRow {
+  handle: string;
+  user_id: string;
+  reserved_until: string;
+  created_at: string;
+}
+
+/** An identity at another provider linked to an account. */
+export interface SocialIdentityRow {
+  user_id: string;
+  provider: string;
+  external_name: string;
+  visible: number;
+  linked_at: string;
+}
+
+/** Declared hardware; `accelerators` is a JSON list of `{id, count, memoryGiB}`. */
+export interface UserHardwareRow {
+  user_id: string;
+  accelerators: string;
+  cpu: string | null;
+  system_memory_gib: number | null;
+  updated_at: string;
+}
+
+/** The explicit content preferences; each list is JSON. */
+export interface ContentPreferencesRow {
+  user_id: string;
+  hidden_tags: string;
+  languages: string;
+  content_filters: string;
+  updated_at: string;
+}
+
+/** What an account did with a repository (`download`), counted; interests are learned from it. */
+export interface AccountActivityRow {
+  user_id: string;
+  repository_id: string;
+  kind: string;
+  count: number;
+  first_at: string;
+  last_at: string;
+}
+
+export interface RecommendationSuppressionRow {
+  id: string;
+  user_id: string;
+  kind: string;
+  value: string;
+  created_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -238,6 +304,13 @@ export interface WebhookAttemptRow {
 
 export interface Database {
   users: UserRow;
+  user_profiles: UserProfileRow;
+  handle_reservations: HandleReservationRow;
+  social_identities: SocialIdentityRow;
+  user_hardware: UserHardwareRow;
+  content_preferences: ContentPreferencesRow;
+  account_activity: AccountActivityRow;
+  recommendation_suppressions: RecommendationSuppressionRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

@@ -12,8 +12,9 @@ export function withoutGitSuffix(name: string): string {
 /**
  * The one door of the git transports (smart HTTP, LFS, SSH) into a repository:
  * anonymous writes are refused with a 401 that makes git ask for credentials,
- * a missing repository answers like a hidden one, and `authorize` decides the
- * rest. Throws the HubError of a refusal; each transport words it its own way.
+ * a missing repository answers like a hidden one, a renamed one redirects
+ * (HTTP, given the request path) or is followed (SSH), and `authorize` decides
+ * the rest. Throws the HubError of a refusal; each transport words it its own way.
  */
 export function repoGate(repos: ReposService, authorize: Authorize) {
   return async function admit(
@@ -29,7 +30,14 @@ export function repoGate(repos: ReposService, authorize: Authorize) {
         "Writing needs a token: use it as the password when git asks.",
       );
     }
-    const repo = await repos.findOrHide(principal, target.type, target.owner, target.name, requestPath);
+    // SSH has no redirects (no request path): a remote under an old name reaches the repository it became.
+    const followed =
+      requestPath === undefined
+        ? ((await repos.find(target.type, target.owner, target.name)) ??
+          (await repos.movedTo(target.type, target.owner, target.name)))
+        : null;
+    const repo =
+      followed ?? (await repos.findOrHide(principal, target.type, target.owner, target.name, requestPath));
     await authorize(principal, action, repoResource(repo));
     return repo;
   };

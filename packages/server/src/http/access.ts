@@ -30,6 +30,8 @@ declare module "fastify" {
     unmetered?: boolean;
     /** The body may also come form-encoded (what the Python client sends for paths-info). */
     formBody?: boolean;
+    /** The body is raw bytes (an uploaded file) that the route's own content parser reads and checks. */
+    rawBody?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -140,7 +142,7 @@ export function installAccess(
     if (request.url.includes("%00")) {
       throw new HubError(400, "invalid_request", "The path or query holds a NUL character; remove it.");
     }
-    if (!request.routeOptions.schema?.body) return;
+    if (!request.routeOptions.schema?.body || request.routeOptions.config.rawBody) return;
     const form =
       request.routeOptions.config.formBody &&
       /^application\/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "");

@@ -6,6 +6,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { AccountService } from "../areas/account/account.service.js";
 import { accountRoutes } from "../areas/account/account.routes.js";
 import { authRoutes } from "../areas/auth/auth.routes.js";
+import { profileRoutes } from "../areas/profile/profile.routes.js";
+import type { ProfileService } from "../areas/profile/profile.service.js";
+import type { SocialIdentities } from "../areas/profile/social-identities.js";
+import { usernameRoutes } from "../areas/username/username.routes.js";
+import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
+import { contentPreferencesRoutes } from "../areas/content-preferences/content-preferences.routes.js";
+import type { ContentPreferencesService } from "../areas/content-preferences/content-preferences.service.js";
+import type { HardwareService } from "../areas/hardware/hardware.service.js";
+import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
 import type { FilesService } from "../areas/files/files.service.js";
@@ -55,6 +64,11 @@ export interface AppDeps {
   authorize: Authorize;
   rateLimiter: RateLimiter;
   account: AccountService;
+  profiles: ProfileService;
+  identities: SocialIdentities;
+  usernames: UsernameService;
+  hardware: HardwareService;
+  preferences: ContentPreferencesService;
   auth: AuthService;
   tokens: TokensService;
   device: DeviceService;
@@ -206,6 +220,16 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(discoveryRoutes({ config, version: deps.version }));
   await app.register(accountRoutes({ account: deps.account }));
   await app.register(
+    profileRoutes({
+      profiles: deps.profiles,
+      identities: deps.identities,
+      avatarMaxBytes: config.account.avatarMaxBytes,
+    }),
+  );
+  await app.register(usernameRoutes({ usernames: deps.usernames }));
+  await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
+  await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
+  await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
@@ -243,6 +267,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       repoFiles: deps.repoFiles,
       store: deps.objectStore,
       publicUrl: config.publicUrl,
+      onDownload: deps.preferences.recordDownload,
     }),
   );
   await app.register(smartHttp(deps));

@@ -14,7 +14,11 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const common = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false } as const;
   const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
   const stringAjv = addFormats(new Ajv({ ...common, coerceTypes: "array" }));
-  return ({ schema, httpPart }) => (httpPart === "body" ? bodyAjv : stringAjv).compile(schema as object);
+  return ({ schema, httpPart }) => {
+    // A raw binary body (an uploaded file) is checked by its route, byte by byte, not by a schema.
+    if (httpPart === "body" && (schema as { format?: unknown }).format === "binary") return () => true;
+    return (httpPart === "body" ? bodyAjv : stringAjv).compile(schema as object);
+  };
 }
 
 /** What the error renderer reads of an Ajv error (Fastify passes them through as they are). */

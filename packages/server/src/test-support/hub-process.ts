@@ -160,6 +160,18 @@ export class TestHub {
     expect(response.status).toBe(200);
   }
 
+  /** Signs in with a password as a browser does and returns the session cookie (`hub_session=…`). */
+  async signIn(handle: string, password: string): Promise<string> {
+    const response = await this.request("/api/auth/login", {
+      method: "POST",
+      json: { username: handle, password },
+    });
+    expect(response.status).toBe(200);
+    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    this.secrets.add(cookie.split("=")[1] ?? "");
+    return cookie;
+  }
+
   /** Sends a signal and waits for the process to exit; returns its exit code. */
   async signal(signal: NodeJS.Signals): Promise<number | null> {
     this.signalled = true;

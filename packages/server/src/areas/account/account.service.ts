@@ -7,8 +7,11 @@ import type { Db } from "../../db/database.js";
 import type { UserRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
-import { claimableHandle } from "./handles.js";
+import type { ProfileService } from "../profile/profile.service.js";
+import type { SocialIdentities } from "../profile/social-identities.js";
+import { claimHandle, claimableHandle } from "./handles.js";
 import { usersRepository } from "./users.repository.js";
+import { usernameRepository } from "../username/username.repository.js";
 
 export interface CreateUserInput {
   handle: string;
@@ -25,10 +28,18 @@ export interface AccountServiceDeps {
   db: Db;
   clock: () => Date;
   reauthWindowSeconds: number;
+  profiles: ProfileService;
+  identities: SocialIdentities;
 }
 
 /** Accounts: creation, and the identity and private context the API presents. */
-export function createAccountService({ db, clock, reauthWindowSeconds }: AccountServiceDeps) {
+export function createAccountService({
+  db,
+  clock,
+  reauthWindowSeconds,
+  profiles,
+  identities,
+}: AccountServiceDeps) {
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await usersRepository.findById(db, userId);
     if (!user) throw notFound("The account no longer exists.");
@@ -74,7 +85,7 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
           "password",
         );
       }
-      await claimableHandle(db, input.handle);
+      await claimableHandle(db, input.handle, { now: clock() });
       if (await usersRepository.emailTaken(db, email)) {
         throw conflict("email_taken", `Another account already uses ${email}.`, "email");
       }
@@ -88,7 +99,10 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
         is_admin: input.admin ? 1 : 0,
         created_at: clock().toISOString(),
       };
-      await usersRepository.insert(db, row);
+      await db.transaction().execute(async (tx) => {
+        await usersRepository.insert(tx, row);
+        await claimHandle(tx, row.handle, row.id);
+      });
       return row;
     },
 
@@ -124,10 +138,13 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
 
     /** The private account context of `GET /api/me`. */
     async me(principal: Principal): Promise<Me> {
-      const [user, memberships, counts] = await Promise.all([
+      const [user, memberships, counts, profile, reservations, linked] = await Promise.all([
         requireUser(principal.userId),
         orgsRepository.membershipsOfUser(db, principal.userId),
         usersRepository.repositoryCounts(db, principal.userId),
+        profiles.profile(principal.userId),
+        usernameRepository.reservationsOf(db, principal.userId, clock().toISOString()),
+        identities.list(principal.userId),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const { credential } = principal;
@@ -159,6 +176,10 @@ export function createAccountService({ db, clock, reauthWindowSeconds }: Account
           spaces: count("space"),
           mcps: count("mcp"),
         },
+        profile,
+        socialIdentities: linked,
+        reservedUsernames: reservations.map((r) => ({ name: r.handle, reservedUntil: r.reserved_until })),
+        avatarUrl: profile.avatarUrl,
         auth: {
           type: credential.type,
           tokenId: credential.type === "access_token" ? credential.tokenId : null,

@@ -30,8 +30,18 @@ const RESERVED = new Set([
   "whoami",
 ]);
 
-/** Rejects a handle that is malformed, reserved, or already names a user or an organization. */
-export async function claimableHandle(db: DbOrTx, handle: string, field = "handle"): Promise<void> {
+/**
+ * Rejects a handle that is malformed, reserved by the hub, already names a
+ * user or an organization, or that another account renamed away from less
+ * than its reservation period ago (`claimant`, the account that gave it up,
+ * may take it back).
+ */
+export async function claimableHandle(
+  db: DbOrTx,
+  handle: string,
+  options: { now: Date; field?: string; claimant?: string },
+): Promise<void> {
+  const field = options.field ?? "handle";
   if (!HANDLE_PATTERN.test(handle)) {
     throw badRequest(
       "invalid_handle",
@@ -42,9 +52,42 @@ export async function claimableHandle(db: DbOrTx, handle: string, field = "handl
   if (RESERVED.has(handle)) {
     throw badRequest("reserved_handle", `"${handle}" is reserved by the hub; choose another handle.`, field);
   }
-  const [user, org] = await Promise.all([
+  const [user, org, reservation] = await Promise.all([
     db.selectFrom("users").select("id").where("handle", "=", handle).executeTakeFirst(),
     db.selectFrom("organizations").select("id").where("handle", "=", handle).executeTakeFirst(),
+    db.selectFrom("handle_reservations").selectAll().where("handle", "=", handle).executeTakeFirst(),
   ]);
   if (user || org) throw conflict("handle_taken", `The handle "${handle}" is taken; choose another.`, field);
+  if (
+    reservation &&
+    reservation.user_id !== options.claimant &&
+    Date.parse(reservation.reserved_until) > options.now.getTime()
+  ) {
+    throw conflict(
+      "handle_reserved",
+      `The handle "${handle}" was recently given up by another account and is reserved for it until ${reservation.reserved_until}; choose another.`,
+      field,
+    );
+  }
+}
+
+/**
+ * Hands a claimable handle to its new holder: its reservation ends, and the
+ * old repository names under it stop redirecting, except, when the account
+ * that gave it up takes it back, those of its repositories now elsewhere.
+ */
+export async function claimHandle(db: DbOrTx, handle: string, claimantId: string): Promise<void> {
+  const reservation = await db
+    .selectFrom("handle_reservations")
+    .select("user_id")
+    .where("handle", "=", handle)
+    .executeTakeFirst();
+  await db.deleteFrom("handle_reservations").where("handle", "=", handle).execute();
+  let redirects = db.deleteFrom("repo_redirects").where("owner_handle", "=", handle);
+  if (reservation?.user_id === claimantId) {
+    redirects = redirects.where("repository_id", "in", (eb) =>
+      eb.selectFrom("repositories").select("id").where("owner_id", "=", claimantId),
+    );
+  }
+  await redirects.execute();
 }

@@ -26,6 +26,9 @@ export const usersRepository = {
       .where("id", "=", id)
       .execute(),
 
+  setFullname: (db: DbOrTx, id: string, fullname: string) =>
+    db.updateTable("users").set({ fullname }).where("id", "=", id).execute(),
+
   emailTaken: async (db: DbOrTx, email: string) =>
     (await db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()) !== undefined,
 

@@ -47,6 +47,8 @@ export interface FilesRoutesDeps {
   repoFiles: RepoFiles;
   store: ObjectStore;
   publicUrl: string;
+  /** Told of every file a signed-in account downloads (`resolve`, GET), for interests learned from activity. */
+  onDownload?: (userId: string, repositoryId: string) => Promise<void>;
 }
 
 /** The Hugging Face-compatible file API: preupload, NDJSON commits, trees, paths-info, and resolve/raw downloads. */
@@ -56,6 +58,7 @@ export function filesRoutes({
   repoFiles,
   store,
   publicUrl,
+  onDownload,
 }: FilesRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addContentTypeParser(
@@ -285,6 +288,9 @@ export function filesRoutes({
       const { commit, path } = await files.splitRevisionPath(repo, (request.params as { "*": string })["*"]);
       const entry = await files.entry(repo, commit, path);
       reply.header("x-repo-commit", commit).header("content-type", "application/octet-stream");
+      if (mode === "resolve" && request.method === "GET" && request.principal && onDownload) {
+        await onDownload(request.principal.userId, repo.row.id);
+      }
       if (mode === "resolve" && entry.lfs) {
         const { oid, size } = entry.lfs;
         // A pointer is only text anyone can commit: serve the object only if it was uploaded to this repository.

@@ -4,7 +4,7 @@ import type { OrgMember, OrgSummary } from "@hub/api";
 import type { Db, DbOrTx } from "../../db/database.js";
 import type { OrganizationRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
-import { claimableHandle, isHandle } from "../account/handles.js";
+import { claimHandle, claimableHandle, isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { orgsRepository } from "./orgs.repository.js";
 
@@ -74,7 +74,7 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
       }
       const owner = await requireUser(input.ownerHandle);
       const created = db.transaction().execute(async (tx) => {
-        await claimableHandle(tx, input.handle);
+        await claimableHandle(tx, input.handle, { now: clock() });
         const now = clock().toISOString();
         const org: OrganizationRow = {
           id: randomUUID(),
@@ -84,6 +84,7 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
           created_at: now,
         };
         await orgsRepository.insert(tx, org);
+        await claimHandle(tx, org.handle, org.id);
         await orgsRepository.upsertMembership(tx, {
           organization_id: org.id,
           user_id: owner.id,

@@ -9,6 +9,11 @@ import { inference } from "./0007-inference.js";
 import { gpgKeyIdsTable } from "./0008-gpg-key-ids.js";
 import { webhooks } from "./0009-webhooks.js";
 import { deviceCodes } from "./0010-device-codes.js";
+import { userProfiles } from "./0011-user-profiles.js";
+import { handleReservations } from "./0012-handle-reservations.js";
+import { socialIdentities } from "./0013-social-identities.js";
+import { userHardware } from "./0014-user-hardware.js";
+import { contentPreferences } from "./0015-content-preferences.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -26,6 +31,11 @@ const migrations: Record<string, Migration> = {
   "0008-gpg-key-ids": gpgKeyIdsTable,
   "0009-webhooks": webhooks,
   "0010-device-codes": deviceCodes,
+  "0011-user-profiles": userProfiles,
+  "0012-handle-reservations": handleReservations,
+  "0013-social-identities": socialIdentities,
+  "0014-user-hardware": userHardware,
+  "0015-content-preferences": contentPreferences,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

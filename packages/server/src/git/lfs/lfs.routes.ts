@@ -80,6 +80,9 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
 
   function refuseHubError(reply: FastifyReply, err: unknown): FastifyReply {
     if (!(err instanceof HubError)) throw err;
+    // A moved or renamed repository: git-lfs follows only an absolute Location (a relative one it loops on).
+    const location = err.headers.location;
+    if (location) reply.header("location", location.startsWith("/") ? `${baseUrl}${location}` : location);
     return refuse(reply, err.status, err.message);
   }
 
