@@ -10,16 +10,14 @@
 // `node bench/cli-memory.mjs [--size-mib 1024] [--seed 1]`
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statfsSync } from "node:fs";
-import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { clearInterval, setInterval } from "node:timers";
 import { parseArgs } from "node:util";
-import { createHash } from "node:crypto";
 import { benchToken, benchWorkspace, findProgram, freePorts, hubd, isMain, printEndLoad } from "./lib.mjs";
-import { printTable, run, seededKeystream, startServer, track, wholeNumber } from "./lib.mjs";
+import { printTable, run, startServer, track, wholeNumber, writeSeededFile } from "./lib.mjs";
 
 const MiB = 1024 * 1024;
 const PORTS = [19200, 19299];
@@ -70,24 +68,6 @@ function measured(command, args, { env, input = "" } = {}) {
   });
 }
 
-async function writeRandomFile(file, size, seed) {
-  const cipher = seededKeystream(seed, "cli-object");
-  const hash = createHash("sha256");
-  const zeros = Buffer.alloc(4 * MiB);
-  const handle = await open(file, "wx");
-  try {
-    for (let written = 0; written < size;) {
-      const chunk = cipher.update(zeros.subarray(0, Math.min(zeros.length, size - written)));
-      hash.update(chunk);
-      await handle.write(chunk);
-      written += chunk.length;
-    }
-  } finally {
-    await handle.close();
-  }
-  return hash.digest("hex");
-}
-
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length ? sorted[Math.floor(sorted.length / 2)] : NaN;
@@ -107,7 +87,7 @@ export async function benchCliMemory({ sizeMiB = 1024, seed = 1 } = {}) {
   const { tmp } = workspace;
   try {
     const file = path.join(tmp, "object.bin");
-    const oid = await writeRandomFile(file, size, seed);
+    const oid = await writeSeededFile(file, size, seed, "cli-object");
     const [hubPort, gitPort] = await freePorts(2, ...PORTS);
     const hubEnv = {
       PATH: process.env.PATH,

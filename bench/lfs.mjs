@@ -24,7 +24,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, statfsSync } from "node:fs";
 import { writeFileSync } from "node:fs";
-import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -35,7 +34,7 @@ import { benchToken, benchWorkspace, hubd, isolatedGitEnv, run, startServer } fr
 import { findProgram, freePorts, startNginx, stopGroups, version } from "./lib.mjs";
 import { childTicks, descendants, readStat, TICKS } from "./lib.mjs";
 import { interleave, median, printEndLoad, printTable, scenarioTitle } from "./lib.mjs";
-import { isMain, seededKeystream, wholeNumber } from "./lib.mjs";
+import { isMain, wholeNumber, writeSeededFile } from "./lib.mjs";
 
 const { fetch } = globalThis;
 const MiB = 1024 * 1024;
@@ -84,7 +83,7 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
     mkdirSync(path.join(www, "upload"));
     const objectFile = path.join(www, "files", "object.bin");
     const t0 = performance.now();
-    const oid = await writeRandomFile(objectFile, size, seed);
+    const oid = await writeSeededFile(objectFile, size, seed, "lfs-object");
     await run("sync", []);
     const generateSeconds = (performance.now() - t0) / 1000;
 
@@ -539,25 +538,6 @@ function summarize(samples) {
 
 // ---------------------------------------------------------------------------------------------------------
 // The object.
-
-/** Writes `size` seeded random bytes (an AES-256-CTR keystream) to `file`; resolves with their sha256. */
-async function writeRandomFile(file, size, seed) {
-  const cipher = seededKeystream(seed, "lfs-object");
-  const hash = createHash("sha256");
-  const zeros = Buffer.alloc(4 * MiB);
-  const handle = await open(file, "wx");
-  try {
-    for (let written = 0; written < size;) {
-      const chunk = cipher.update(zeros.subarray(0, Math.min(zeros.length, size - written)));
-      hash.update(chunk);
-      await handle.write(chunk);
-      written += chunk.length;
-    }
-  } finally {
-    await handle.close();
-  }
-  return hash.digest("hex");
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // nginx.

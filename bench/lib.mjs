@@ -6,6 +6,7 @@ import { createCipheriv, createHash } from "node:crypto";
 import { once } from "node:events";
 import { accessSync, constants, mkdirSync, mkdtempSync, openSync, closeSync } from "node:fs";
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -176,6 +177,25 @@ export function wholeNumber(name, raw, min = 1) {
 /** Whether the module at `url` is the script node was started with (not imported by bench/run.mjs). */
 export function isMain(url) {
   return Boolean(process.argv[1]) && url === pathToFileURL(process.argv[1]).href;
+}
+
+/** Writes `size` seeded random bytes (`seededKeystream`) to `file`; resolves with their sha256. */
+export async function writeSeededFile(file, size, seed, label) {
+  const cipher = seededKeystream(seed, label);
+  const hash = createHash("sha256");
+  const zeros = Buffer.alloc(4 * 1024 * 1024);
+  const handle = await open(file, "wx");
+  try {
+    for (let written = 0; written < size;) {
+      const chunk = cipher.update(zeros.subarray(0, Math.min(zeros.length, size - written)));
+      hash.update(chunk);
+      await handle.write(chunk);
+      written += chunk.length;
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest("hex");
 }
 
 /**
