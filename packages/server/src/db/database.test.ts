@@ -35,6 +35,11 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0008-gpg-key-ids",
         "0009-webhooks",
         "0010-device-codes",
+        "0011-user-profiles",
+        "0012-handle-reservations",
+        "0013-social-identities",
+        "0014-user-hardware",
+        "0015-content-preferences",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -45,6 +50,13 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "repositories",
           "access_tokens",
           "sessions",
+          "user_profiles",
+          "handle_reservations",
+          "social_identities",
+          "user_hardware",
+          "content_preferences",
+          "account_activity",
+          "recommendation_suppressions",
         ]),
       );
     } finally {
