@@ -50,6 +50,13 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "repositories",
           "access_tokens",
           "sessions",
+          "user_profiles",
+          "handle_reservations",
+          "social_identities",
+          "user_hardware",
+          "content_preferences",
+          "account_activity",
+          "recommendation_suppressions",
         ]),
       );
     } finally {
