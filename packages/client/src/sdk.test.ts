@@ -5,7 +5,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeProvider } from "../../server/src/test-support/fake-provider.js";
+import { FakeProvider, writeProvidersFile } from "../../server/src/test-support/fake-provider.js";
 import { startHub, type TestHub } from "../../server/src/test-support/hub-process.js";
 import {
   AuthenticationError,
@@ -49,22 +49,16 @@ describe("the SDK", () => {
 
   beforeAll(async () => {
     await provider.start();
-    const file = path.join(os.tmpdir(), `providers-client-${process.pid}-${Date.now()}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          {
-            slug: "solo",
-            baseUrl: provider.url,
-            apiKey: "sk-solo-hub-key",
-            models: [
-              { id: "acme/chat-1", providerModel: "up-chat", task: "chat", pricing: { input: 1, output: 2 } },
-            ],
-          },
+    const file = writeProvidersFile("client", [
+      {
+        slug: "solo",
+        baseUrl: provider.url,
+        apiKey: "sk-solo-hub-key",
+        models: [
+          { id: "acme/chat-1", providerModel: "up-chat", task: "chat", pricing: { input: 1, output: 2 } },
         ],
-      }),
-    );
+      },
+    ]);
     hub = await startHub({ env: { HUB_PROVIDERS: file } });
     hub.secrets.add("sk-solo-hub-key");
     await hub.createUser("carol");

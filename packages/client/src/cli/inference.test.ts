@@ -1,9 +1,6 @@
-import { writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { CatalogModel } from "@hub/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeProvider } from "../../../server/src/test-support/fake-provider.js";
+import { FakeProvider, writeProvidersFile } from "../../../server/src/test-support/fake-provider.js";
 import { startHub, type TestHub } from "../../../server/src/test-support/hub-process.js";
 import { runCli, tempHome } from "../test-support/run-cli.js";
 
@@ -15,22 +12,16 @@ describe("the hub CLI on the Router", () => {
 
   beforeAll(async () => {
     await provider.start();
-    const file = path.join(os.tmpdir(), `providers-cli-${process.pid}-${Date.now()}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
-          {
-            slug: "solo",
-            baseUrl: provider.url,
-            apiKey: "sk-solo-hub-key",
-            models: [
-              { id: "acme/chat-1", providerModel: "up", task: "chat", pricing: { input: 0.25, output: 1.5 } },
-            ],
-          },
+    const file = writeProvidersFile("cli", [
+      {
+        slug: "solo",
+        baseUrl: provider.url,
+        apiKey: "sk-solo-hub-key",
+        models: [
+          { id: "acme/chat-1", providerModel: "up", task: "chat", pricing: { input: 0.25, output: 1.5 } },
         ],
-      }),
-    );
+      },
+    ]);
     hub = await startHub({ env: { HUB_PROVIDERS: file } });
     hub.secrets.add("sk-solo-hub-key");
     await hub.createUser("erin");

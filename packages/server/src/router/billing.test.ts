@@ -1,11 +1,8 @@
-import { writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InferenceOverview, InferencePreferences, ProviderKeyList } from "@hub/api";
 import { DIALECTS } from "../test-support/databases.js";
-import { FakeProvider } from "../test-support/fake-provider.js";
+import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 
 /** 12 input and 5 output tokens at $1,000 per million each: $0.017 a request. */
@@ -45,27 +42,21 @@ describe.each(DIALECTS)("Router billing and its control plane on %s", (dialect) 
 
   beforeAll(async () => {
     await solo.start();
-    const file = path.join(os.tmpdir(), `providers-billing-${dialect}-${process.pid}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        providers: [
+    const file = writeProvidersFile("billing", [
+      {
+        slug: "solo",
+        baseUrl: solo.url,
+        apiKey: "sk-solo-hub-key",
+        models: [
           {
-            slug: "solo",
-            baseUrl: solo.url,
-            apiKey: "sk-solo-hub-key",
-            models: [
-              {
-                id: "acme/chat-1",
-                providerModel: "m",
-                task: "chat",
-                pricing: { input: 1000, output: 1000 },
-              },
-            ],
+            id: "acme/chat-1",
+            providerModel: "m",
+            task: "chat",
+            pricing: { input: 1000, output: 1000 },
           },
         ],
-      }),
-    );
+      },
+    ]);
     hub = await startHub({ dialect, env: { HUB_PROVIDERS: file } });
     hub.secrets.add("sk-solo-hub-key");
     for (const name of ["ann", "bob", "carl", "dan", "rita", "olga"]) {

@@ -1,11 +1,8 @@
-import { writeFileSync } from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { InferenceOverview } from "@hub/api";
-import { FakeProvider } from "../test-support/fake-provider.js";
+import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 
 const alpha = new FakeProvider("alpha");
@@ -27,43 +24,37 @@ function providersFile(): string {
     task: "chat",
     pricing: { input: 1, output: 1 },
   };
-  const file = path.join(os.tmpdir(), `providers-${process.pid}-${Date.now()}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      providers: [
+  const file = writeProvidersFile("router", [
+    {
+      slug: "alpha",
+      baseUrl: alpha.url,
+      apiKey: "env:ALPHA_KEY",
+      models: [
+        chat(1, 2),
         {
-          slug: "alpha",
-          baseUrl: alpha.url,
-          apiKey: "env:ALPHA_KEY",
-          models: [
-            chat(1, 2),
-            {
-              id: "acme/resp-1",
-              providerModel: "upstream-resp",
-              task: "responses",
-              pricing: { input: 1, output: 2 },
-            },
-            {
-              id: "acme/embed-1",
-              providerModel: "upstream-embed",
-              task: "embeddings",
-              pricing: { input: 1, output: 0 },
-            },
-            {
-              id: "acme/free-1",
-              providerModel: "upstream-free",
-              task: "chat",
-              pricing: { input: 0, output: 0 },
-            },
-            speed,
-          ],
+          id: "acme/resp-1",
+          providerModel: "upstream-resp",
+          task: "responses",
+          pricing: { input: 1, output: 2 },
         },
-        { slug: "beta", baseUrl: beta.url, apiKey: "sk-beta-hub-key", models: [chat(0.5, 1), speed] },
-        { slug: "gamma", baseUrl: gamma.url, apiKey: "sk-gamma-hub-key", models: [chat(3, 4), speed] },
+        {
+          id: "acme/embed-1",
+          providerModel: "upstream-embed",
+          task: "embeddings",
+          pricing: { input: 1, output: 0 },
+        },
+        {
+          id: "acme/free-1",
+          providerModel: "upstream-free",
+          task: "chat",
+          pricing: { input: 0, output: 0 },
+        },
+        speed,
       ],
-    }),
-  );
+    },
+    { slug: "beta", baseUrl: beta.url, apiKey: "sk-beta-hub-key", models: [chat(0.5, 1), speed] },
+    { slug: "gamma", baseUrl: gamma.url, apiKey: "sk-gamma-hub-key", models: [chat(3, 4), speed] },
+  ]);
   return file;
 }
 

@@ -1,3 +1,6 @@
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
@@ -189,3 +192,13 @@ function embedding(format: unknown): number[] | string {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes a Router provider file (HUB_PROVIDERS) to a fresh temporary path and returns the path. */
+export function writeProvidersFile(label: string, providers: unknown[]): string {
+  const file = path.join(
+    os.tmpdir(),
+    `providers-${label}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`,
+  );
+  writeFileSync(file, JSON.stringify({ providers }));
+  return file;
+}
