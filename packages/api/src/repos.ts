@@ -86,6 +86,20 @@ export const HfDeleteRepoRequest = Type.Object(
 );
 export type HfDeleteRepoRequest = Static<typeof HfDeleteRepoRequest>;
 
+/** How a gated repository admits downloaders: requests accepted at once, or reviewed by its writers. */
+export const GATE_MODES = ["auto", "manual"] as const;
+export type GateMode = (typeof GATE_MODES)[number];
+
+/** A repository's gating as Hugging Face shows and sets it: `false`, or the mode. */
+export const GatedSetting = Type.Union(
+  [Type.Literal(false), ...GATE_MODES.map((mode) => Type.Literal(mode))],
+  {
+    description:
+      "`false`: anyone who may read downloads. `auto` or `manual`: files, git and LFS downloads need an accepted access request (accepted at once in `auto`, reviewed in `manual`); metadata stays visible.",
+  },
+);
+export type GatedSetting = Static<typeof GatedSetting>;
+
 /** `GET /api/{type}s/{owner}/{name}`: what the Hugging Face clients read of a repository. */
 export const RepoInfo = Type.Object(
   {
@@ -95,6 +109,7 @@ export const RepoInfo = Type.Object(
     type: RepoTypeSchema,
     sha: Type.Union([Type.String(), Type.Null()], { description: "The commit the revision resolves to." }),
     private: Type.Boolean(),
+    gated: GatedSetting,
     createdAt: Type.String({ format: "date-time" }),
     lastModified: Type.String({ format: "date-time" }),
     siblings: Type.Array(Type.Object({ rfilename: Type.String() })),
@@ -165,6 +180,7 @@ export const RepoListItem = Type.Object(
     id: Type.String(),
     author: Type.String(),
     private: Type.Boolean(),
+    gated: GatedSetting,
     createdAt: Type.String({ format: "date-time" }),
     lastModified: Type.String({ format: "date-time" }),
   },

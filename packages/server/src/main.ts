@@ -12,6 +12,7 @@ import { createSocialIdentities } from "./areas/profile/social-identities.js";
 import { createUsernameService } from "./areas/username/username.service.js";
 import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
+import { createGatingService } from "./areas/gating/gating.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -149,6 +150,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     repoFiles,
   });
   const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
+  const gating = createGatingService({ db, clock, repos, authorize });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -174,6 +176,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     usernames,
     hardware,
     preferences,
+    gating,
     orgs,
     keys,
     storage,

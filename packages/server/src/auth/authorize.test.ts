@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from "@hub/api";
+import { SCOPES, type AccessRequestStatus, type GateMode, type Scope } from "@hub/api";
 import { describe, expect, it } from "vitest";
 import { decide, ORG_ROLES, type Action, type OrgRole, type Owner, type Resource } from "./authorize.js";
 import type { Credential, Principal } from "./credential.js";
@@ -32,28 +32,42 @@ const principal = (credential: Credential): Principal => ({
   credential,
 });
 
-function check(
+function decideFor(
   p: Principal | null,
   action: Action,
   resource: Resource,
   membershipRole: OrgRole | null = null,
+  accessRequest: AccessRequestStatus | null = null,
 ) {
-  const decision = decide({
+  return decide({
     principal: p,
     action,
     resource,
     membershipRole,
+    accessRequest,
     now: NOW,
     reauthWindowSeconds: 600,
   });
+}
+
+function check(...args: Parameters<typeof decideFor>) {
+  const decision = decideFor(...args);
   return decision.allowed ? 200 : decision.error.status;
 }
 
-const repo = (owner: Owner, isPrivate: boolean, name = "model"): Resource => ({
+const repo = (
+  owner: Owner,
+  isPrivate: boolean,
+  name = "model",
+  gated: GateMode | false = false,
+): Resource => ({
   type: "repository",
-  fullName: `${owner.type === "org" ? owner.handle : "alice"}/${name}`,
+  id: `repo-${name}`,
+  repoType: "model",
+  fullName: `${owner.type === "org" ? owner.handle : owner.id === ALICE ? "alice" : "bob"}/${name}`,
   owner,
   private: isPrivate,
+  gated,
 });
 const aliceOwner = { type: "user" as const, id: ALICE };
 const bobOwner = { type: "user" as const, id: "user-bob" };
@@ -403,5 +417,174 @@ describe("decide: account actions", () => {
   ];
   it.each(cases)("%s: %i", (_name, p, action, resource, status) => {
     expect(check(p, action, resource)).toBe(status);
+  });
+});
+
+describe("decide: gated repositories guard downloads, not metadata", () => {
+  const write = principal(token());
+  const read = principal(token({ role: "read" }));
+  const fine = (scopes: Scope[], repositories: string[] | null = null) =>
+    principal(token({ role: null, scopes, repositories }));
+  const bobGated = repo(bobOwner, false, "gated", "manual");
+  const acmeGated = repo(ACME, false, "gated", "auto");
+  const cases: Array<
+    [string, Principal | null, Action, Resource, OrgRole | null, AccessRequestStatus | null, number]
+  > = [
+    ["anonymous downloads a public repo", null, "repo:download", repo(bobOwner, false), null, null, 200],
+    ["anonymous downloads a gated repo", null, "repo:download", bobGated, null, null, 401],
+    ["anonymous reads a gated repo's metadata", null, "repo:read", bobGated, null, null, 200],
+    ["anonymous asks for access", null, "repo:request-access", bobGated, null, null, 401],
+    ["a reader without a request downloads", write, "repo:download", bobGated, null, null, 403],
+    ["a reader with a pending request downloads", write, "repo:download", bobGated, null, "pending", 403],
+    ["a rejected reader downloads", write, "repo:download", bobGated, null, "rejected", 403],
+    ["an accepted reader downloads", write, "repo:download", bobGated, null, "accepted", 200],
+    [
+      "an accepted reader with a read token downloads",
+      read,
+      "repo:download",
+      bobGated,
+      null,
+      "accepted",
+      200,
+    ],
+    ["an accepted reader in a session", principal(session), "repo:download", bobGated, null, "accepted", 200],
+    ["a reader without access reads metadata", write, "repo:read", bobGated, null, null, 200],
+    [
+      "the owner downloads without a request",
+      read,
+      "repo:download",
+      repo(aliceOwner, false, "g", "manual"),
+      null,
+      null,
+      200,
+    ],
+    ["an org reader downloads without a request", read, "repo:download", acmeGated, "read", null, 200],
+    ["a non-member downloads an org's gated repo", read, "repo:download", acmeGated, null, null, 403],
+    ["an accepted non-member downloads it", read, "repo:download", acmeGated, null, "accepted", 200],
+    [
+      "an accepted outsider downloads a private gated repo",
+      write,
+      "repo:download",
+      repo(bobOwner, true, "g", "auto"),
+      null,
+      "accepted",
+      404,
+    ],
+    [
+      "an accepted fine-grained token without repo:read",
+      fine(["inference:run"]),
+      "repo:download",
+      bobGated,
+      null,
+      "accepted",
+      403,
+    ],
+    [
+      "an accepted fine-grained token bounded elsewhere",
+      fine(["repo:read"], ["bob/other"]),
+      "repo:download",
+      bobGated,
+      null,
+      "accepted",
+      403,
+    ],
+    [
+      "an accepted fine-grained token bounded to it",
+      fine(["repo:read"], ["bob/gated"]),
+      "repo:download",
+      bobGated,
+      null,
+      "accepted",
+      200,
+    ],
+    [
+      "a fine-grained token without repo:read downloads a public repo",
+      fine(["inference:run"]),
+      "repo:download",
+      repo(bobOwner, false),
+      null,
+      null,
+      200,
+    ],
+    ["a read token asks for access", read, "repo:request-access", bobGated, null, null, 200],
+    [
+      "a fine-grained token with repo:read asks",
+      fine(["repo:read"]),
+      "repo:request-access",
+      bobGated,
+      null,
+      null,
+      200,
+    ],
+    [
+      "a fine-grained token without repo:read asks",
+      fine(["repo:write"]),
+      "repo:request-access",
+      bobGated,
+      null,
+      null,
+      403,
+    ],
+    [
+      "an outsider asks for a private repo",
+      write,
+      "repo:request-access",
+      repo(bobOwner, true, "g", "auto"),
+      null,
+      null,
+      404,
+    ],
+    [
+      "the owner's read token reviews",
+      read,
+      "repo:write",
+      repo(aliceOwner, false, "g", "manual"),
+      null,
+      null,
+      403,
+    ],
+    ["an org writer reviews", write, "repo:write", acmeGated, "write", null, 200],
+    ["an org reader reviews", write, "repo:write", acmeGated, "read", null, 403],
+    [
+      "a fine-grained repo:write token bounded to it reviews",
+      fine(["repo:write"], ["acme/gated"]),
+      "repo:write",
+      acmeGated,
+      "admin",
+      null,
+      200,
+    ],
+  ];
+  it.each(cases)("%s: %i", (_name, p, action, resource, membership, request, status) => {
+    expect(check(p, action, resource, membership, request)).toBe(status);
+  });
+
+  it("refuses with the GatedRepo code and says how to get access", () => {
+    const refusal = (p: Principal | null, request: AccessRequestStatus | null) => {
+      const decision = decideFor(p, "repo:download", bobGated, null, request);
+      if (decision.allowed) throw new Error("expected a refusal");
+      return decision.error;
+    };
+    const anonymous = refusal(null, null);
+    expect(anonymous).toMatchObject({ status: 401, code: "gated_repo" });
+    expect(anonymous.headers["x-error-code"]).toBe("GatedRepo");
+    expect(anonymous.headers["www-authenticate"]).toMatch(/^Bearer/);
+    expect(anonymous.message).toContain("POST /api/models/bob/gated/ask-access");
+    const asked = refusal(write, null);
+    expect(asked).toMatchObject({ status: 403, code: "gated_repo" });
+    expect(asked.headers["x-error-code"]).toBe("GatedRepo");
+    expect(asked.message).toMatch(
+      /ask for access with POST \/api\/models\/bob\/gated\/ask-access, then wait/,
+    );
+    expect(refusal(write, "pending").message).toMatch(/awaits review/);
+    expect(refusal(write, "rejected").message).toMatch(/rejected your request/);
+    const scopeless = decideFor(
+      principal(token({ role: null, scopes: ["jobs:run"] })),
+      "repo:download",
+      bobGated,
+      null,
+      "accepted",
+    );
+    expect(scopeless.allowed ? null : scopeless.error.code).toBe("insufficient_scope");
   });
 });

@@ -1,4 +1,4 @@
-import type { Scope } from "@hub/api";
+import { SCOPES, type AccessRequestStatus, type GateMode, type RepoType, type Scope } from "@hub/api";
 import { HubError, forbidden, notFound, repoNotFound, unauthenticated } from "../errors.js";
 import type { Credential, Principal } from "./credential.js";
 import { ROLE_SCOPES } from "./scopes.js";
@@ -11,7 +11,9 @@ export type OrgRole = (typeof ORG_ROLES)[number];
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management and
  * approving a device sign-in (RFC 8628) and renaming the account;
- * `settings:*` an owner's settings (the caller's own, or an organization's).
+ * `settings:*` an owner's settings (the caller's own, or an organization's);
+ * `repo:download` reading a repository's files (what gating guards, beyond
+ * `repo:read`'s metadata) and `repo:request-access` asking for that.
  */
 export type Action =
   | "account:read"
@@ -23,6 +25,8 @@ export type Action =
   | "org:admin"
   | "settings:read"
   | "settings:write"
+  | "repo:download"
+  | "repo:request-access"
   | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
@@ -40,7 +44,15 @@ export type Resource =
   | { type: "token"; userId: string; tokenId: string }
   | { type: "organization"; id: string; handle: string }
   | { type: "namespace"; owner: Owner }
-  | { type: "repository"; fullName: string; owner: Owner; private: boolean };
+  | {
+      type: "repository";
+      id: string;
+      repoType: RepoType;
+      fullName: string;
+      owner: Owner;
+      private: boolean;
+      gated: GateMode | false;
+    };
 
 /** Everything a decision depends on, loaded before deciding so the rules stay pure. */
 export interface DecisionInput {
@@ -49,6 +61,8 @@ export interface DecisionInput {
   resource: Resource;
   /** The caller's role in the organization that owns (or is) the resource, if any. */
   membershipRole: OrgRole | null;
+  /** The caller's access request to a gated repository; loaded for `repo:download` only. */
+  accessRequest?: AccessRequestStatus | null;
   now: Date;
   reauthWindowSeconds: number;
 }
@@ -69,6 +83,17 @@ function heldScopes(credential: Credential): readonly Scope[] | "all" {
   return ROLE_SCOPES[credential.role ?? "read"];
 }
 
+/** Actions that are no scope themselves but need `repo:read`: downloading and asking for access are reading. */
+function readsRepository(action: Action): action is "repo:download" | "repo:request-access" {
+  return action === "repo:download" || action === "repo:request-access";
+}
+
+/** The scope a token needs for an action, if any. */
+export function scopeFor(action: Action): Scope | null {
+  if (readsRepository(action)) return "repo:read";
+  return SCOPES.find((scope) => scope === action) ?? null;
+}
+
 function holds(credential: Credential, scope: Scope): boolean {
   const scopes = heldScopes(credential);
   return scopes === "all" || scopes.includes(scope);
@@ -87,6 +112,14 @@ function ownerOrgId(resource: Resource): string | null {
   }
   return null;
 }
+
+/** Actions anyone who may read a repository may do. */
+const READ_ACTIONS = new Set<Action>([
+  "repo:read",
+  "repo:download",
+  "repo:request-access",
+  "community:write",
+]);
 
 const ORG_ACTION_ROLES: Partial<Record<Action, OrgRole>> = {
   "org:read": "read",
@@ -109,10 +142,10 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
     case "repository": {
       if (resource.owner.type === "user") {
         if (resource.owner.id === principal.userId) return true;
-        return !resource.private && (action === "repo:read" || action === "community:write");
+        return !resource.private && READ_ACTIONS.has(action);
       }
       const canRead = !resource.private || rank(membershipRole) >= rank("read");
-      if (action === "repo:read" || action === "community:write") return canRead;
+      if (READ_ACTIONS.has(action)) return canRead;
       if (action === "repo:delete") return rank(membershipRole) >= rank("admin");
       return rank(membershipRole) >= rank("write");
     }
@@ -150,6 +183,38 @@ function withinTokenBounds(credential: Credential, resource: Resource): boolean 
   return true;
 }
 
+type RepositoryResource = Extract<Resource, { type: "repository" }>;
+
+/** Does the gate of a gated repository let this account through: its owner, its organization's members, or an accepted request? */
+function passesGate(input: DecisionInput, principal: Principal, resource: RepositoryResource): boolean {
+  if (resource.owner.type === "user") {
+    if (resource.owner.id === principal.userId) return true;
+  } else if (rank(input.membershipRole) >= rank("read")) return true;
+  return input.accessRequest === "accepted";
+}
+
+/**
+ * A download refused by a repository's gate: 401 for anonymous callers, 403
+ * otherwise, both with the `GatedRepo` code the Hugging Face clients turn into
+ * `GatedRepoError`, and a message saying how to get access.
+ */
+function gatedRepo(resource: RepositoryResource, request: AccessRequestStatus | null, signedIn: boolean) {
+  const ask = `POST /api/${resource.repoType}s/${resource.fullName}/ask-access`;
+  const review = resource.gated === "manual" ? ", then wait for its authors to accept it" : "";
+  const message = !signedIn
+    ? `${resource.fullName} is a gated repository: sign in (send Authorization: Bearer <token>) and ask for access with ${ask}${review}.`
+    : request === "pending"
+      ? `Your request for access to ${resource.fullName} awaits review by its authors; download again once they accept it (GET /api/me/gated-repositories shows it).`
+      : request === "rejected"
+        ? `The authors of ${resource.fullName} rejected your request for access (GET /api/me/gated-repositories shows their reason); you may ask again only once they change their decision.`
+        : `${resource.fullName} is a gated repository: ask for access with ${ask}${review}.`;
+  return new HubError(signedIn ? 403 : 401, "gated_repo", message, undefined, {
+    "x-error-code": "GatedRepo",
+    "x-error-message": `Access to ${resource.fullName} is restricted: ask for access first.`,
+    ...(signedIn ? {} : { "www-authenticate": 'Bearer realm="hub"' }),
+  });
+}
+
 /**
  * The one authorization decision of the hub: every surface (HTTP API, git, SSH,
  * Router) asks it. Private things the caller may not read answer 404 so their
@@ -157,9 +222,15 @@ function withinTokenBounds(credential: Credential, resource: Resource): boolean 
  */
 export function decide(input: DecisionInput): Decision {
   const { principal, action, resource } = input;
-  const publicRead = resource.type === "repository" && !resource.private && action === "repo:read";
+  const gatedDownload =
+    resource.type === "repository" && resource.gated !== false && action === "repo:download";
+  const publicRead =
+    resource.type === "repository" &&
+    !resource.private &&
+    (action === "repo:read" || (action === "repo:download" && !gatedDownload));
   if (publicRead) return allow;
   if (!principal) {
+    if (gatedDownload && !resource.private) return deny(gatedRepo(resource, null, false));
     return deny(unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>."));
   }
   const { credential } = principal;
@@ -307,9 +378,10 @@ export function decide(input: DecisionInput): Decision {
     return allow;
   }
 
-  if (!holds(credential, action)) {
+  const scope = readsRepository(action) ? "repo:read" : action;
+  if (!holds(credential, scope)) {
     return refuse(
-      forbidden("insufficient_scope", `This token lacks the ${action} scope; create a token that has it.`),
+      forbidden("insufficient_scope", `This token lacks the ${scope} scope; create a token that has it.`),
     );
   }
   if (!withinTokenBounds(credential, resource)) {
@@ -327,6 +399,9 @@ export function decide(input: DecisionInput): Decision {
       "Your account lacks permission for this; ask an owner or admin for access.",
     );
     return unreadable ? refuse(error) : deny(error);
+  }
+  if (gatedDownload && !passesGate(input, principal, resource)) {
+    return deny(gatedRepo(resource, input.accessRequest ?? null, true));
   }
   return allow;
 }

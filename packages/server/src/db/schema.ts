@@ -106,6 +106,19 @@ export interface RepositoryRow {
   default_branch: string;
   created_at: string;
   updated_at: string;
+  /** `auto` or `manual` for a gated repository, null otherwise. */
+  gated: string | null;
+}
+
+/** An account's request to download a gated repository; `fields` is a JSON object of its answers. */
+export interface RepoAccessRequestRow {
+  repository_id: string;
+  user_id: string;
+  status: string;
+  fields: string | null;
+  requested_at: string;
+  decided_at: string | null;
+  rejection_reason: string | null;
 }
 
 export interface LfsObjectRow {
@@ -314,6 +327,7 @@ export interface Database {
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;
+  repo_access_requests: RepoAccessRequestRow;
   lfs_objects: LfsObjectRow;
   repo_redirects: RepoRedirectRow;
   lfs_locks: LfsLockRow;

@@ -20,7 +20,7 @@ export function repoGate(repos: ReposService, authorize: Authorize) {
   return async function admit(
     principal: Principal | null,
     target: { type: RepoType; owner: string; name: string },
-    action: "repo:read" | "repo:write",
+    action: "repo:read" | "repo:download" | "repo:write",
     requestPath?: string,
   ): Promise<FoundRepo> {
     if (action === "repo:write" && !principal) {

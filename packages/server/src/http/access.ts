@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
-import { ApiErrorRef, SCOPES, type Scope } from "@hub/api";
-import type { Action, Resource } from "../auth/authorize.js";
+import { ApiErrorRef } from "@hub/api";
+import { scopeFor, type Action, type Resource } from "../auth/authorize.js";
 import type { Authorize } from "../auth/authorizer.js";
 import { credentialKey, type Authenticate } from "../auth/authenticate.js";
 import type { Principal } from "../auth/credential.js";
@@ -45,10 +45,6 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-function scopeOf(action: Action): Scope[] {
-  return SCOPES.some((scope) => scope === action) ? [action as Scope] : [];
-}
-
 /** Adds to a route's schema what its access declaration implies: security and error responses. */
 function documentAccess(route: RouteOptions, access: Access): void {
   const schema = (route.schema ??= {});
@@ -64,7 +60,8 @@ function documentAccess(route: RouteOptions, access: Access): void {
     response[401] ??= ApiErrorRef;
     return;
   }
-  schema.security = [{ bearer: scopeOf(access.action) }];
+  const scope = scopeFor(access.action);
+  schema.security = [{ bearer: scope ? [scope] : [] }];
   response[401] ??= ApiErrorRef;
   response[403] ??= ApiErrorRef;
 }

@@ -17,7 +17,13 @@ import type { RepoFiles } from "../../git/repo-files.js";
 import { HubError } from "../../errors.js";
 import { principalOf } from "../../http/access.js";
 import { sendRanged } from "../../http/ranged-response.js";
-import { cursorOffset, repoAccess, repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
+import {
+  cursorOffset,
+  nextPageUrl,
+  repoAccess,
+  repoPathAccess,
+  repositoryOf,
+} from "../repos/repos.routes.js";
 import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
 import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
 
@@ -196,14 +202,7 @@ export function filesRoutes({
           const offset = cursorOffset(request.query.cursor);
           const page = entries.slice(offset, offset + TREE_PAGE_SIZE);
           if (offset + TREE_PAGE_SIZE < entries.length) {
-            const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
-            for (const [key, value] of Object.entries(request.query))
-              if (key !== "cursor" && typeof value === "string") next.searchParams.set(key, value);
-            next.searchParams.set(
-              "cursor",
-              Buffer.from(String(offset + TREE_PAGE_SIZE)).toString("base64url"),
-            );
-            reply.header("link", `<${next.href}>; rel="next"`);
+            reply.header("link", `<${nextPageUrl(publicUrl, request, offset + TREE_PAGE_SIZE)}>; rel="next"`);
           }
           return page;
         },
@@ -271,7 +270,7 @@ export function filesRoutes({
       for (const mode of ["resolve", "raw"] as const) {
         app.get(
           `${web}/${mode}/*`,
-          { schema: { hide: true }, config: { access: repoAccess(repos, "repo:read", webLocate) } },
+          { schema: { hide: true }, config: { access: repoAccess(repos, "repo:download", webLocate) } },
           (request, reply) => download(request, reply, type, mode),
         );
       }

@@ -83,6 +83,9 @@ export const reposRepository = {
       .where("id", "=", id)
       .execute(),
 
+  setGated: (db: DbOrTx, id: string, mode: string | null, at: string) =>
+    db.updateTable("repositories").set({ gated: mode, updated_at: at }).where("id", "=", id).execute(),
+
   move: (db: DbOrTx, id: string, owner: { type: string; id: string }, name: string, at: string) =>
     db
       .updateTable("repositories")

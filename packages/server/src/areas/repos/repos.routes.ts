@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   ApiErrorRef,
   CreateRepoRequest,
+  GatedSetting,
   HfCreateRepoRequest,
   HfCreateRepoResponse,
   HfDeleteRepoRequest,
@@ -62,13 +63,27 @@ export function cursorOffset(cursor: string | undefined): number {
   return Number.isSafeInteger(offset) && offset >= 0 ? offset : 0;
 }
 
-/** Read and write access for routes under `/api/{type}s/:owner/:name`. */
-export function repoPathAccess(repos: ReposService, type: RepoType): { read: Access; write: Access } {
-  const locate = (request: FastifyRequest) => {
+/** The absolute URL of a listing's next page: the same path and query, with the cursor of `offset`. */
+export function nextPageUrl(publicUrl: string, request: FastifyRequest, offset: number): string {
+  const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
+  for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
+    if (key !== "cursor" && value !== undefined) next.searchParams.set(key, String(value));
+  }
+  next.searchParams.set("cursor", Buffer.from(String(offset)).toString("base64url"));
+  return next.href;
+}
+
+/** Access to the repository of a route under `/api/{type}s/:owner/:name`, for an action. */
+export function repoPathAction(repos: ReposService, type: RepoType, action: Action): Access {
+  return repoAccess(repos, action, (request) => {
     const { owner, name } = request.params as { owner: string; name: string };
     return { type, owner, name };
-  };
-  return { read: repoAccess(repos, "repo:read", locate), write: repoAccess(repos, "repo:write", locate) };
+  });
+}
+
+/** Read and write access for routes under `/api/{type}s/:owner/:name`. */
+export function repoPathAccess(repos: ReposService, type: RepoType): { read: Access; write: Access } {
+  return { read: repoPathAction(repos, type, "repo:read"), write: repoPathAction(repos, type, "repo:write") };
 }
 
 /** Answers a create that meets an existing repository: 409 with its URL, which the Python client reads. */
@@ -244,12 +259,12 @@ export function reposRoutes({
             operationId: `repos_settings_${type}`,
             tags: ["Repositories"],
             summary:
-              "Change visibility (private or visibility) and whether pushes may rewrite history (denyForcePush).",
+              "Change visibility (private or visibility), gating (gated: false, auto or manual) and whether pushes may rewrite history (denyForcePush).",
             body: Type.Object(
               {
                 private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
                 visibility: Type.Optional(Type.Union([Type.Literal("public"), Type.Literal("private")])),
-                gated: Type.Optional(Type.Unknown()),
+                gated: Type.Optional(GatedSetting),
                 denyForcePush: Type.Optional(Type.Boolean()),
               },
               { additionalProperties: true },
@@ -305,12 +320,7 @@ export function reposRoutes({
             offset,
           });
           if (page.next !== null) {
-            const next = new URL(`${publicUrl}/api/${type}s`);
-            for (const [key, value] of Object.entries(request.query)) {
-              if (key !== "cursor" && value !== undefined) next.searchParams.set(key, String(value));
-            }
-            next.searchParams.set("cursor", Buffer.from(String(page.next)).toString("base64url"));
-            reply.header("link", `<${next.href}>; rel="next"`);
+            reply.header("link", `<${nextPageUrl(publicUrl, request, page.next)}>; rel="next"`);
           }
           return page.items;
         },

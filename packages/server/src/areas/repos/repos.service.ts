@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RepoInfo, RepoSummary, RepoType } from "@hub/api";
+import { GATE_MODES, type GateMode, type RepoInfo, type RepoSummary, type RepoType } from "@hub/api";
 import { ORG_ROLES, decide, type Owner, type Resource } from "../../auth/authorize.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Config } from "../../config.js";
@@ -9,6 +9,7 @@ import { DEFAULT_GITATTRIBUTES } from "../../git/default-gitattributes.js";
 import type { RepoStorage } from "../../git/repo-storage.js";
 import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
+import { gatingRepository } from "../gating/gating.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import type { RefUpdate, RepoEvents } from "../webhooks/events.js";
 import { reposRepository } from "./repos.repository.js";
@@ -37,9 +38,22 @@ export interface FoundRepo {
   type: RepoType;
 }
 
+/** A repository's gating as Hugging Face shows it: the mode, or false when it is not gated. */
+export function gateModeOf(row: RepositoryRow): GateMode | false {
+  return GATE_MODES.find((mode) => mode === row.gated) ?? false;
+}
+
 /** The authorization resource a repository is. */
 export function repoResource(repo: FoundRepo): Extract<Resource, { type: "repository" }> {
-  return { type: "repository", fullName: repo.fullName, owner: repo.owner, private: repo.row.private === 1 };
+  return {
+    type: "repository",
+    id: repo.row.id,
+    repoType: repo.type,
+    fullName: repo.fullName,
+    owner: repo.owner,
+    private: repo.row.private === 1,
+    gated: gateModeOf(repo.row),
+  };
 }
 
 /** A repository list entry, as the Hugging Face clients read it. */
@@ -48,6 +62,7 @@ export interface RepoListItem {
   id: string;
   author: string;
   private: boolean;
+  gated: GateMode | false;
   createdAt: string;
   lastModified: string;
 }
@@ -201,6 +216,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         default_branch: DEFAULT_BRANCH,
         created_at: now,
         updated_at: now,
+        gated: null,
       };
       // The repository goes on disk first: a crash then leaves an unused directory, never a row without a repository.
       await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
@@ -280,37 +296,46 @@ export function createReposService({ db, storage, events, clock, config }: Repos
           id: repo.fullName,
           author: repo.owner.handle,
           private: repo.row.private === 1,
+          gated: gateModeOf(repo.row),
           createdAt: repo.row.created_at,
           lastModified: repo.row.updated_at || repo.row.created_at,
         }));
       return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
     },
 
-    /** Changes visibility and history protection. Gating arrives with its own issue and is refused until then. */
+    /**
+     * Changes visibility, gating and history protection. Switching a gated
+     * repository to `auto` accepts the requests waiting for review, as asking
+     * in `auto` mode would; turning gating off keeps the decisions for when it
+     * is turned on again.
+     */
     async updateSettings(
       repo: FoundRepo,
-      settings: { private?: boolean; gated?: unknown; denyForcePush?: boolean },
+      settings: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean },
       actor: string,
     ): Promise<void> {
-      if (settings.gated !== undefined && settings.gated !== false) {
-        throw badRequest(
-          "gating_unavailable",
-          "Gated repositories are not available on this hub yet; send gated: false or leave it out.",
-          "gated",
-        );
-      }
+      const now = clock().toISOString();
       if (settings.private !== undefined)
-        await reposRepository.setPrivate(db, repo.row.id, settings.private, clock().toISOString());
+        await reposRepository.setPrivate(db, repo.row.id, settings.private, now);
+      const { gated } = settings;
+      if (gated !== undefined) {
+        await db.transaction().execute(async (tx) => {
+          await reposRepository.setGated(tx, repo.row.id, gated || null, now);
+          if (gated === "auto") await gatingRepository.acceptPending(tx, repo.row.id, now);
+        });
+      }
       if (settings.denyForcePush !== undefined)
         await storage.setForcePushDenied(repo.row.id, settings.denyForcePush);
       const updatedConfig = {
         ...(settings.private === undefined ? {} : { private: settings.private }),
+        ...(gated === undefined ? {} : { gated }),
         ...(settings.denyForcePush === undefined ? {} : { denyForcePush: settings.denyForcePush }),
       };
       if (Object.keys(updatedConfig).length === 0) return;
       const row = {
         ...repo.row,
         ...(settings.private === undefined ? {} : { private: settings.private ? 1 : 0 }),
+        ...(gated === undefined ? {} : { gated: gated || null }),
       };
       await events.publish({
         scope: "repo.config",
@@ -415,6 +440,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         type: repo.type,
         sha,
         private: repo.row.private === 1,
+        gated: gateModeOf(repo.row),
         createdAt: repo.row.created_at,
         lastModified: repo.row.updated_at || repo.row.created_at,
         siblings: files.map((rfilename) => ({ rfilename })),

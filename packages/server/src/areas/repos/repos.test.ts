@@ -328,9 +328,14 @@ describe("repository settings and moves", () => {
     expect((await hub.request("/api/models/alice/model")).status).toBe(401);
     expect((await settings({ visibility: "public" })).status).toBe(200);
     expect((await hub.request("/api/models/alice/model")).status).toBe(200);
-    const gated = await settings({ gated: "auto" });
+    expect((await settings({ gated: "manual" })).status).toBe(200);
+    const info = () => hub.request("/api/models/alice/model").then((r) => readJson<RepoInfo>(r));
+    expect((await info()).gated).toBe("manual");
+    expect((await settings({ gated: false })).status).toBe(200);
+    expect((await info()).gated).toBe(false);
+    const gated = await settings({ gated: "always" });
     expect(gated.status).toBe(400);
-    expect((await readJson<ApiError>(gated)).code).toBe("gating_unavailable");
+    expect((await readJson<ApiError>(gated)).field).toBe("gated");
     expect((await settings({ private: true }, await hub.createToken("bob"))).status).toBe(403);
     expect(
       (await settings({ private: true }, await hub.createToken("alice", ["--role", "read"]))).status,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { WebhookDomain } from "@hub/api";
+import type { GateMode, WebhookDomain } from "@hub/api";
 import type { Logger } from "pino";
 import { ORG_ROLES, webhookMaySee } from "../../auth/authorize.js";
 import type { Db } from "../../db/database.js";
@@ -33,7 +33,7 @@ export type RepoEvent =
   | (EventBase & {
       scope: "repo.config";
       action: "update";
-      updatedConfig: { private?: boolean; denyForcePush?: boolean };
+      updatedConfig: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean };
     })
   | (EventBase & { scope: "repo.content"; action: "update"; updatedRefs: RefUpdate[] });
 

@@ -13,9 +13,9 @@ import { gitEnvironment } from "../git-command.js";
 import { repoGate, withoutGitSuffix } from "../repo-gate.js";
 import type { RepoStorage } from "../repo-storage.js";
 
-/** The two smart HTTP services and the access each needs (https://git-scm.com/docs/http-protocol). */
+/** The two smart HTTP services and the access each needs (https://git-scm.com/docs/http-protocol); fetching is downloading, which a gated repository guards. */
 const SERVICES = {
-  "git-upload-pack": { command: "upload-pack", action: "repo:read" },
+  "git-upload-pack": { command: "upload-pack", action: "repo:download" },
   "git-receive-pack": { command: "receive-pack", action: "repo:write" },
 } as const;
 type Service = keyof typeof SERVICES;

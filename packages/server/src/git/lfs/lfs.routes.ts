@@ -91,7 +91,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
     request: FastifyRequest,
     reply: FastifyReply,
     type: RepoType,
-    action: "repo:read" | "repo:write",
+    action: "repo:read" | "repo:download" | "repo:write",
   ) {
     const { owner, repo } = request.params as { owner: string; repo: string };
     try {
@@ -128,7 +128,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       request,
       reply,
       type,
-      operation === "upload" ? "repo:write" : "repo:read",
+      operation === "upload" ? "repo:write" : "repo:download",
     );
     if (!admitted) return reply;
     const { principal, repo: found } = admitted;
@@ -357,7 +357,11 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
       return null;
     }
     try {
-      await authorize(principal, operation === "upload" ? "repo:write" : "repo:read", repoResource(found));
+      await authorize(
+        principal,
+        operation === "upload" ? "repo:write" : "repo:download",
+        repoResource(found),
+      );
     } catch (err) {
       refuseHubError(reply, err);
       return null;

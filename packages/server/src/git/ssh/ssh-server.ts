@@ -220,14 +220,16 @@ export async function createSshServer(deps: SshServerDeps) {
         const { type, owner, name } = repositoryPath(target);
         let repo;
         try {
-          repo = await gate(principal, { type, owner, name }, writes ? "repo:write" : "repo:read");
+          repo = await gate(principal, { type, owner, name }, writes ? "repo:write" : "repo:download");
         } catch (err) {
           if (!(err instanceof HubError)) throw err;
           return fail(
             channel,
-            err.status === 403
-              ? `You may not push to ${owner}/${name}: ${err.message}`
-              : `Repository ${owner}/${name} was not found, or your key may not see it.`,
+            err.status !== 403
+              ? `Repository ${owner}/${name} was not found, or your key may not see it.`
+              : writes
+                ? `You may not push to ${owner}/${name}: ${err.message}`
+                : err.message,
           );
         }
         const credential = principal.credential;
