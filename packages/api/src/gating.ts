@@ -105,3 +105,16 @@ export const GatedRepositoryList = Type.Object(
   { title: "GatedRepositoryList" },
 );
 export type GatedRepositoryList = Static<typeof GatedRepositoryList>;
+
+/** `GET /api/{type}s/{owner}/{name}/auth-check[/write]`: the access the caller was found to have. */
+export const AuthCheck = Type.Object(
+  {
+    id: Type.String({ description: "`<owner>/<name>`." }),
+    gated: GatedSetting,
+    access: Type.Union([Type.Literal("read"), Type.Literal("write")], {
+      description: "`read`: may download the files; `write`: may also change the repository.",
+    }),
+  },
+  { title: "AuthCheck" },
+);
+export type AuthCheck = Static<typeof AuthCheck>;

@@ -4,6 +4,7 @@ import {
   AccessRequestStatusSchema,
   ApiErrorRef,
   AskAccessRequest,
+  AuthCheck,
   GatedRepositoryList,
   GatedRepositoryRequest,
   GrantAccessRequest,
@@ -19,7 +20,7 @@ import {
   repoPathAction,
   repositoryOf,
 } from "../repos/repos.routes.js";
-import type { ReposService } from "../repos/repos.service.js";
+import { gateModeOf, type ReposService } from "../repos/repos.service.js";
 import type { GatingService } from "./gating.service.js";
 
 const NoContent = { type: "null", description: "Done." } as const;
@@ -29,7 +30,8 @@ const RepoParams = Type.Object({ owner: Type.String(), name: Type.String() });
  * Gated repositories: asking for access (any signed-in reader), the review
  * endpoints of the repository's writers at the paths `huggingface_hub` calls
  * (`user-access-request/{pending,accepted,rejected}`, `handle`, `grant`), and
- * the caller's own requests. Gating itself is a repository setting
+ * the caller's own requests, and `auth-check`, which `huggingface_hub` asks
+ * before downloading. Gating itself is a repository setting
  * (`PUT /api/{type}s/{id}/settings`).
  */
 export function gatingRoutes({
@@ -100,6 +102,35 @@ export function gatingRoutes({
           return reply.status(204).send();
         },
       );
+
+      for (const [suffix, action] of [
+        ["", "repo:download"],
+        ["/write", "repo:write"],
+      ] as const) {
+        app.get(
+          `${api}/auth-check${suffix}`,
+          {
+            schema: {
+              operationId: `repos_auth_check${suffix ? "_write" : ""}_${type}`,
+              tags,
+              summary: suffix
+                ? "Whether you may write the repository (huggingface_hub's auth_check with write=True)."
+                : "Whether you may download the repository's files: 401/403 with X-Error-Code GatedRepo for a gated repository you have no access to (huggingface_hub's auth_check).",
+              params: RepoParams,
+              response: { 200: AuthCheck, 404: ApiErrorRef },
+            },
+            config: { access: repoPathAction(repos, type, action) },
+          },
+          async (request) => {
+            const repo = repositoryOf(request);
+            return {
+              id: repo.fullName,
+              gated: gateModeOf(repo.row),
+              access: suffix ? "write" : "read",
+            } as const;
+          },
+        );
+      }
 
       app.get(
         `${api}/user-access-request/:status`,

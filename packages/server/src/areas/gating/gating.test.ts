@@ -7,6 +7,7 @@ import { HubApiError, downloadFile } from "@huggingface/hub";
 import type {
   AccessRequest,
   ApiError,
+  AuthCheck,
   GatedRepositoryList,
   GatedRepositoryRequest,
   RepoInfo,
@@ -188,6 +189,19 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
       { lfs: { oid: sha256(WEIGHTS) } },
     ]);
 
+    // huggingface_hub's auth_check: GatedRepo until the request is made.
+    const authCheck = (token?: string, write = "") =>
+      request(`/api/models/alice/auto/auth-check${write}`, token);
+    expect((await authCheck()).headers.get("x-error-code")).toBe("GatedRepo");
+    const unchecked = await authCheck(t.bob);
+    expect(unchecked.status).toBe(403);
+    expect(unchecked.headers.get("x-error-code")).toBe("GatedRepo");
+    expect(await readJson<AuthCheck>(await authCheck(t.alice, "/write"))).toEqual({
+      id: "alice/auto",
+      gated: "auto",
+      access: "write",
+    });
+
     // The official JS client sees the refusal, then downloads once access is granted.
     const client = { repo: { type: "model" as const, name: "alice/auto" }, hubUrl: hub.url };
     const failure = await downloadFile({ ...client, path: "README.md", accessToken: t.bob }).catch(
@@ -218,6 +232,8 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
       sha256(WEIGHTS),
     );
     expect((await resolve("alice/auto")).status).toBe(401);
+    expect(await readJson<AuthCheck>(await authCheck(t.bob))).toMatchObject({ access: "read" });
+    expect((await authCheck(t.bob, "/write")).status).toBe(403);
 
     const again = await ask("alice/auto", t.bob);
     expect(again.status).toBe(409);
@@ -632,5 +648,7 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
     );
     expect(JSON.stringify(op(`${api}/settings`, "put")?.requestBody)).toContain("manual");
     expect(JSON.stringify(op(api, "get")?.responses)).toContain("gated");
+    expect(op(`${api}/auth-check`, "get")?.operationId).toBe("repos_auth_check_model");
+    expect(op(`${api}/auth-check/write`, "get")?.operationId).toBe("repos_auth_check_write_model");
   });
 });
