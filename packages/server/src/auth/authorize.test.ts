@@ -355,6 +355,63 @@ describe("decide: account actions", () => {
       { type: "account", userId: "user-bob" },
       403,
     ],
+    ["anonymous manages two-factor authentication", null, "account:manage-mfa", own, 401],
+    [
+      "a write token manages two-factor authentication without reauthentication",
+      principal(token()),
+      "account:manage-mfa",
+      own,
+      401,
+    ],
+    [
+      "a write token manages two-factor authentication after reauthentication",
+      principal(token({ reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      200,
+    ],
+    [
+      "a session manages two-factor authentication after reauthentication",
+      principal({ ...session, reauthenticatedAt: recent }),
+      "account:manage-mfa",
+      own,
+      200,
+    ],
+    [
+      "a session manages two-factor authentication eleven minutes after reauthentication",
+      principal({ ...session, reauthenticatedAt: stale }),
+      "account:manage-mfa",
+      own,
+      401,
+    ],
+    [
+      "a read token manages two-factor authentication after reauthentication",
+      principal(token({ role: "read", reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "a fine-grained token manages two-factor authentication after reauthentication",
+      principal(token({ role: null, scopes: [...SCOPES], reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "an organization-bounded token manages two-factor authentication",
+      principal(token({ organizationId: ACME.id, reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "a session manages another account's two-factor authentication",
+      principal({ ...session, reauthenticatedAt: recent }),
+      "account:manage-mfa",
+      { type: "account", userId: "user-bob" },
+      403,
+    ],
     ["a session approves a device sign-in", principal(session), "account:approve-device", own, 200],
     ["a write token approves a device sign-in", principal(token()), "account:approve-device", own, 403],
     ["anonymous approves a device sign-in", null, "account:approve-device", own, 401],
@@ -403,5 +460,26 @@ describe("decide: account actions", () => {
   ];
   it.each(cases)("%s: %i", (_name, p, action, resource, status) => {
     expect(check(p, action, resource)).toBe(status);
+  });
+
+  it("says which credential two-factor settings need, and that reauthentication takes the code", () => {
+    const codeOf = (credential: Credential) => {
+      const decision = decide({
+        principal: principal(credential),
+        action: "account:manage-mfa",
+        resource: own,
+        membershipRole: null,
+        now: NOW,
+        reauthWindowSeconds: 600,
+      });
+      return decision.allowed ? null : { code: decision.error.code, message: decision.error.message };
+    };
+    expect(codeOf(token({ role: "read", reauthenticatedAt: recent }))?.code).toBe("insufficient_scope");
+    expect(codeOf(token({ role: null, scopes: ["repo:read"], reauthenticatedAt: recent }))?.code).toBe(
+      "insufficient_scope",
+    );
+    const unconfirmed = codeOf(session);
+    expect(unconfirmed?.code).toBe("reauthentication_required");
+    expect(unconfirmed?.message).toMatch(/two-factor code as `otp`.*within 10 minutes/);
   });
 });

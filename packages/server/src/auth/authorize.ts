@@ -9,9 +9,10 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
- * account actions cover the caller's own identity, token management and
- * approving a device sign-in (RFC 8628) and renaming the account;
- * `settings:*` an owner's settings (the caller's own, or an organization's).
+ * account actions cover the caller's own identity, token management,
+ * approving a device sign-in (RFC 8628), renaming the account and managing
+ * its two-factor authentication; `settings:*` an owner's settings (the
+ * caller's own, or an organization's).
  */
 export type Action =
   | "account:read"
@@ -19,6 +20,7 @@ export type Action =
   | "account:revoke-token"
   | "account:approve-device"
   | "account:change-username"
+  | "account:manage-mfa"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -79,6 +81,25 @@ function recentlyReauthenticated(input: DecisionInput, credential: Credential): 
   const age = input.now.getTime() - Date.parse(credential.reauthenticatedAt);
   return age >= 0 && age <= input.reauthWindowSeconds * 1000;
 }
+
+/** The 401 of an action that needs recent reauthentication, saying how to get it. */
+function reauthenticationRequired(what: string, input: DecisionInput): HubError {
+  return new HubError(
+    401,
+    "reauthentication_required",
+    `${what} needs recent reauthentication: POST your password (and your two-factor code as \`otp\`, when two-factor authentication is on) ` +
+      `to /api/auth/reauthenticate with this credential, then retry within ${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
+  );
+}
+
+/**
+ * Account changes that alter how the account is reached: only the person, with
+ * a session or a write role token, freshly reauthenticated.
+ */
+const STRONG_ACCOUNT_ACTIONS: Record<"account:change-username" | "account:manage-mfa", string> = {
+  "account:change-username": "Changing the username",
+  "account:manage-mfa": "Managing two-factor authentication",
+};
 
 function ownerOrgId(resource: Resource): string | null {
   if (resource.type === "organization") return resource.id;
@@ -175,14 +196,7 @@ export function decide(input: DecisionInput): Decision {
       if (!accountMay(input, principal))
         return deny(forbidden("forbidden", "You may only manage your own tokens."));
       if (!recentlyReauthenticated(input, credential)) {
-        return deny(
-          new HubError(
-            401,
-            "reauthentication_required",
-            "Managing tokens needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
-              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
-          ),
-        );
+        return deny(reauthenticationRequired("Managing tokens", input));
       }
       return allow;
     case "account:revoke-token": {
@@ -201,15 +215,17 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
-    case "account:change-username": {
-      // A rename moves every repository of the account: the person, freshly reauthenticated, with a strong credential.
+    case "account:change-username":
+    case "account:manage-mfa": {
+      // A rename moves every repository; two-factor settings guard every sign-in.
+      const what = STRONG_ACCOUNT_ACTIONS[action];
       if (!accountMay(input, principal))
-        return deny(forbidden("forbidden", "You may only rename your own account."));
+        return deny(forbidden("forbidden", `${what} is possible only for your own account.`));
       if (!withinTokenBounds(credential, resource)) {
         return deny(
           forbidden(
             "outside_token_bounds",
-            "This token is bounded to an organization; it cannot rename the account.",
+            `This token is bounded to an organization; ${what.toLowerCase()} needs a token for the whole account.`,
           ),
         );
       }
@@ -217,21 +233,11 @@ export function decide(input: DecisionInput): Decision {
         credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
       if (weak) {
         return deny(
-          forbidden(
-            "insufficient_scope",
-            "Changing the username needs a write role token or a signed-in session.",
-          ),
+          forbidden("insufficient_scope", `${what} needs a write role token or a signed-in session.`),
         );
       }
       if (!recentlyReauthenticated(input, credential)) {
-        return deny(
-          new HubError(
-            401,
-            "reauthentication_required",
-            "Changing the username needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
-              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
-          ),
-        );
+        return deny(reauthenticationRequired(what, input));
       }
       return allow;
     }
