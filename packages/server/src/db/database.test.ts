@@ -40,6 +40,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0013-social-identities",
         "0014-user-hardware",
         "0015-content-preferences",
+        "0018-mfa",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -57,6 +58,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "content_preferences",
           "account_activity",
           "recommendation_suppressions",
+          "user_mfa",
+          "user_mfa_recovery_codes",
         ]),
       );
     } finally {

@@ -54,6 +54,29 @@ export interface UserHardwareRow {
   updated_at: string;
 }
 
+/**
+ * An account's TOTP (RFC 6238): the active secret and the pending one of an
+ * unconfirmed enrollment, both sealed; `last_used_step` is the time step of the
+ * last accepted code, so no code is accepted twice.
+ */
+export interface UserMfaRow {
+  user_id: string;
+  totp_secret: string | null;
+  enrolled_at: string | null;
+  last_used_step: number | null;
+  pending_secret: string | null;
+  pending_since: string | null;
+}
+
+/** A one-time recovery code: only its SHA-256 digest; `used_at` once spent. */
+export interface UserMfaRecoveryCodeRow {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
 /** The explicit content preferences; each list is JSON. */
 export interface ContentPreferencesRow {
   user_id: string;
@@ -309,6 +332,8 @@ export interface Database {
   social_identities: SocialIdentityRow;
   user_hardware: UserHardwareRow;
   content_preferences: ContentPreferencesRow;
+  user_mfa: UserMfaRow;
+  user_mfa_recovery_codes: UserMfaRecoveryCodeRow;
   account_activity: AccountActivityRow;
   recommendation_suppressions: RecommendationSuppressionRow;
   organizations: OrganizationRow;
