@@ -85,7 +85,12 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
   });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
-  const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const authorize = createAuthorizer({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    publicUrl: config.publicUrl,
+  });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
   const staging = createMultipartStaging(config.dataDir);

@@ -40,6 +40,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0013-social-identities",
         "0014-user-hardware",
         "0015-content-preferences",
+        "0019-organization-sso",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -57,6 +58,9 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "content_preferences",
           "account_activity",
           "recommendation_suppressions",
+          "organization_sso",
+          "sso_authorizations",
+          "sso_logins",
         ]),
       );
     } finally {
