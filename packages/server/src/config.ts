@@ -62,6 +62,16 @@ export interface AccountConfig {
   usernameReservationDays: number;
 }
 
+/** Organization single sign-on with OpenID Connect providers. */
+export interface SsoConfig {
+  /** Providers may use plain http and loopback or private addresses (tests, one-network installs). */
+  allowPrivate: boolean;
+  /** How long a provider has to answer one request (discovery, keys, token exchange). */
+  timeoutMs: number;
+  /** How long an SSO sign-in lasts where the organization sets no length of its own. */
+  sessionSeconds: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -92,6 +102,7 @@ export interface Config {
   webhooks: WebhooksConfig;
   device: DeviceFlowConfig;
   account: AccountConfig;
+  sso: SsoConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -274,6 +285,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     account: {
       avatarMaxBytes: integer(env, "HUB_AVATAR_MAX_BYTES", 2 * MiB, 1024, 16 * MiB),
       usernameReservationDays: integer(env, "HUB_USERNAME_RESERVATION_DAYS", 90, 0, 3650),
+    },
+    sso: {
+      allowPrivate: flag(env, "HUB_SSO_ALLOW_PRIVATE"),
+      timeoutMs: integer(env, "HUB_SSO_TIMEOUT_MS", 10_000, 100, 120_000),
+      sessionSeconds: integer(env, "HUB_SSO_SESSION_SECONDS", 7 * 86_400, 1, 365 * 86_400),
     },
   };
   return Object.freeze(config);

@@ -14,6 +14,8 @@ import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/har
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createOpenIdClient } from "./areas/sso/openid-client.js";
+import { createSsoService } from "./areas/sso/sso.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
@@ -161,6 +163,21 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     failuresBeforeCooldown: config.router.failuresBeforeCooldown,
     cooldownMs: config.router.cooldownMs,
   });
+  const openid = createOpenIdClient({
+    allowPrivate: config.sso.allowPrivate,
+    timeoutMs: config.sso.timeoutMs,
+    userAgent: `Hub-SSO/${packageJson.version} (+${config.publicUrl})`,
+  });
+  const sso = createSsoService({
+    db,
+    clock,
+    openid,
+    secrets: createSealer(serverKey, "sso-client-secrets"),
+    verifiers: createSealer(serverKey, "sso-code-verifiers"),
+    publicUrl: config.publicUrl,
+    allowPrivate: config.sso.allowPrivate,
+    defaultSessionSeconds: config.sso.sessionSeconds,
+  });
   const inference = createInferenceService({
     db,
     clock,
@@ -194,12 +211,16 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     inference,
     webhooks,
     deliveries,
+    sso,
     startedAt: Date.now(),
     resolveCredentialKey,
     clock,
     authenticate,
     authorize,
-    close: () => db.destroy(),
+    close: async () => {
+      await openid.close();
+      await db.destroy();
+    },
   };
 }
 
