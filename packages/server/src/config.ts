@@ -70,6 +70,16 @@ export interface MfaConfig {
   failures: RateLimitConfig;
 }
 
+/** Organization single sign-on with OpenID Connect providers. */
+export interface SsoConfig {
+  /** Providers may use plain http and loopback or private addresses (tests, one-network installs). */
+  allowPrivate: boolean;
+  /** How long a provider has to answer one request (discovery, keys, token exchange). */
+  timeoutMs: number;
+  /** How long an SSO sign-in lasts where the organization sets no length of its own. */
+  sessionSeconds: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -101,6 +111,7 @@ export interface Config {
   device: DeviceFlowConfig;
   account: AccountConfig;
   mfa: MfaConfig;
+  sso: SsoConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -306,6 +317,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         limit: integer(env, "HUB_MFA_MAX_FAILURES", 5, 1, 1000),
         windowSeconds: integer(env, "HUB_MFA_FAILURE_WINDOW", 300, 1, 86_400),
       },
+    },
+    sso: {
+      allowPrivate: flag(env, "HUB_SSO_ALLOW_PRIVATE"),
+      timeoutMs: integer(env, "HUB_SSO_TIMEOUT_MS", 10_000, 100, 120_000),
+      sessionSeconds: integer(env, "HUB_SSO_SESSION_SECONDS", 7 * 86_400, 1, 365 * 86_400),
     },
   };
   return Object.freeze(config);

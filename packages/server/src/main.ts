@@ -15,6 +15,8 @@ import { createContentPreferencesService } from "./areas/content-preferences/con
 import { createMfaService } from "./areas/mfa/mfa.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createOpenIdClient } from "./areas/sso/openid-client.js";
+import { createSsoService } from "./areas/sso/sso.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
@@ -113,7 +115,12 @@ export async function createHub(
   });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
-  const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const authorize = createAuthorizer({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    publicUrl: config.publicUrl,
+  });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
   const staging = createMultipartStaging(config.dataDir);
@@ -183,6 +190,21 @@ export async function createHub(
     failuresBeforeCooldown: config.router.failuresBeforeCooldown,
     cooldownMs: config.router.cooldownMs,
   });
+  const openid = createOpenIdClient({
+    allowPrivate: config.sso.allowPrivate,
+    timeoutMs: config.sso.timeoutMs,
+    userAgent: `Hub-SSO/${packageJson.version} (+${config.publicUrl})`,
+  });
+  const sso = createSsoService({
+    db,
+    clock,
+    openid,
+    secrets: createSealer(serverKey, "sso-client-secrets"),
+    verifiers: createSealer(serverKey, "sso-code-verifiers"),
+    publicUrl: config.publicUrl,
+    allowPrivate: config.sso.allowPrivate,
+    defaultSessionSeconds: config.sso.sessionSeconds,
+  });
   const inference = createInferenceService({
     db,
     clock,
@@ -217,6 +239,7 @@ export async function createHub(
     inference,
     webhooks,
     deliveries,
+    sso,
     startedAt: Date.now(),
     resolveCredentialKey,
     clock,
@@ -224,6 +247,7 @@ export async function createHub(
     authorize,
     close: async () => {
       await mfaFailures.close();
+      await openid.close();
       await db.destroy();
     },
   };

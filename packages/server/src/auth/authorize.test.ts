@@ -1,6 +1,15 @@
 import { SCOPES, type Scope } from "@hub/api";
 import { describe, expect, it } from "vitest";
-import { decide, ORG_ROLES, type Action, type OrgRole, type Owner, type Resource } from "./authorize.js";
+import {
+  decide,
+  ORG_ROLES,
+  webhookMaySee,
+  type Action,
+  type OrgRole,
+  type Owner,
+  type Resource,
+  type SsoStanding,
+} from "./authorize.js";
 import type { Credential, Principal } from "./credential.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -32,21 +41,19 @@ const principal = (credential: Credential): Principal => ({
   credential,
 });
 
-function check(
+function decision(
   p: Principal | null,
   action: Action,
   resource: Resource,
   membershipRole: OrgRole | null = null,
+  sso: SsoStanding | null = null,
 ) {
-  const decision = decide({
-    principal: p,
-    action,
-    resource,
-    membershipRole,
-    now: NOW,
-    reauthWindowSeconds: 600,
-  });
-  return decision.allowed ? 200 : decision.error.status;
+  return decide({ principal: p, action, resource, membershipRole, sso, now: NOW, reauthWindowSeconds: 600 });
+}
+
+function check(...args: Parameters<typeof decision>) {
+  const decided = decision(...args);
+  return decided.allowed ? 200 : decided.error.status;
 }
 
 const repo = (owner: Owner, isPrivate: boolean, name = "model"): Resource => ({
@@ -469,6 +476,7 @@ describe("decide: account actions", () => {
         action: "account:manage-mfa",
         resource: own,
         membershipRole: null,
+        sso: null,
         now: NOW,
         reauthWindowSeconds: 600,
       });
@@ -481,5 +489,134 @@ describe("decide: account actions", () => {
     const unconfirmed = codeOf(session);
     expect(unconfirmed?.code).toBe("reauthentication_required");
     expect(unconfirmed?.message).toMatch(/two-factor code as `otp`.*within 10 minutes/);
+  });
+});
+
+describe("decide: organizations that require single sign-on", () => {
+  const signInUrl = "https://hub.example/api/organizations/acme/sso/login";
+  const standing = (state: SsoStanding["state"]): SsoStanding => ({ organization: "acme", state, signInUrl });
+  const write = principal(token());
+  const fineGrained = principal(token({ role: null, scopes: ["repo:read", "repo:write"] }));
+  const org = { type: "organization" as const, id: ACME.id, handle: "acme" };
+  const exempt = { ...org, ssoExempt: true };
+  const cases: Array<[string, Principal, Action, Resource, OrgRole, SsoStanding["state"] | null, number]> = [
+    [
+      "a member without SSO reads a private org repo",
+      write,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "missing",
+      403,
+    ],
+    ["a member whose SSO expired reads it", write, "repo:read", repo(ACME, true), "read", "expired", 403],
+    ["a member with SSO reads it", write, "repo:read", repo(ACME, true), "read", "valid", 200],
+    ["an org that requires no SSO", write, "repo:read", repo(ACME, true), "read", null, 200],
+    [
+      "a session without SSO reads it",
+      principal(session),
+      "repo:read",
+      repo(ACME, true),
+      "admin",
+      "missing",
+      403,
+    ],
+    [
+      "a member without SSO reads a public org repo",
+      write,
+      "repo:read",
+      repo(ACME, false),
+      "read",
+      "missing",
+      200,
+    ],
+    ["...and comments on it", write, "community:write", repo(ACME, false), "read", "missing", 200],
+    ["...but cannot write it", write, "repo:write", repo(ACME, false), "write", "missing", 403],
+    [
+      "...nor create in the org",
+      write,
+      "repo:write",
+      { type: "namespace", owner: ACME },
+      "write",
+      "missing",
+      403,
+    ],
+    ["...nor delete as admin", write, "repo:delete", repo(ACME, true), "admin", "missing", 403],
+    ["an admin without SSO manages org webhooks", write, "webhooks:manage", org, "admin", "missing", 403],
+    ["an admin without SSO reads org settings", write, "settings:read", org, "admin", "missing", 403],
+    ["an admin without SSO lists members", write, "org:read", org, "admin", "missing", 403],
+    ["an admin without SSO manages members", write, "org:admin", org, "admin", "expired", 403],
+    ["an admin without SSO reads the SSO settings", write, "settings:read", exempt, "admin", "missing", 200],
+    [
+      "an admin without SSO changes the SSO settings",
+      write,
+      "settings:write",
+      exempt,
+      "admin",
+      "expired",
+      200,
+    ],
+    ["a member without SSO starts a sign-in", write, "org:read", exempt, "read", "missing", 200],
+    [
+      "a non-admin without SSO changes the SSO settings",
+      write,
+      "settings:write",
+      exempt,
+      "write",
+      "missing",
+      403,
+    ],
+    ["a fine-grained token on the SSO settings", fineGrained, "settings:read", exempt, "admin", "valid", 403],
+    [
+      "a fine-grained token of a member with SSO",
+      fineGrained,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "valid",
+      200,
+    ],
+    [
+      "a fine-grained token of a member without SSO",
+      fineGrained,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "missing",
+      403,
+    ],
+  ];
+  it.each(cases)("%s", (_name, p, action, resource, role, state, status) => {
+    expect(check(p, action, resource, role, state === null ? null : standing(state))).toBe(status);
+  });
+
+  it("says why and where to sign in", () => {
+    const missing = decision(write, "repo:read", repo(ACME, true), "read", standing("missing"));
+    expect(missing.allowed).toBe(false);
+    if (missing.allowed) return;
+    expect(missing.error.code).toBe("sso_required");
+    expect(missing.error.message).toContain(signInUrl);
+    const expired = decision(write, "repo:read", repo(ACME, true), "read", standing("expired"));
+    expect(expired.allowed ? "" : expired.error.message).toMatch(/expired/);
+  });
+
+  it("denies before SSO what the role denies anyway, with the role's answer", () => {
+    expect(check(write, "repo:write", repo(ACME, true), "read", standing("missing"))).toBe(403);
+    const readToken = principal(token({ role: "read" }));
+    const weak = decision(readToken, "repo:write", repo(ACME, false), "write", standing("missing"));
+    expect(weak.allowed ? "" : weak.error.code).toBe("insufficient_scope");
+    const hidden = decision(readToken, "repo:write", repo(ACME, true), "write", standing("missing"));
+    expect(hidden.allowed ? "" : hidden.error.code).toBe("repo_not_found");
+  });
+
+  it("keeps a member's webhooks from hearing about private repos until they sign in", () => {
+    const owner = { type: "user" as const, id: ALICE };
+    const privateRepo = repo(ACME, true) as Extract<Resource, { type: "repository" }>;
+    expect(webhookMaySee(owner, privateRepo, "read", standing("missing"))).toBe(false);
+    expect(webhookMaySee(owner, privateRepo, "read", standing("valid"))).toBe(true);
+    expect(webhookMaySee(owner, privateRepo, "read", null)).toBe(true);
+    expect(webhookMaySee(owner, repo(ACME, false) as typeof privateRepo, "read", standing("missing"))).toBe(
+      true,
+    );
   });
 });

@@ -40,9 +40,25 @@ export interface SettingsOwner {
 export type Resource =
   | { type: "account"; userId: string }
   | { type: "token"; userId: string; tokenId: string }
-  | { type: "organization"; id: string; handle: string }
+  | {
+      type: "organization";
+      id: string;
+      handle: string;
+      /** Its SSO settings, sign-in and leaving: reachable without an SSO sign-in, so admins can repair a broken configuration. */
+      ssoExempt?: boolean;
+    }
   | { type: "namespace"; owner: Owner }
   | { type: "repository"; fullName: string; owner: Owner; private: boolean };
+
+/**
+ * A member's single sign-on with an organization that requires it: whether
+ * the member holds a valid SSO sign-in, and where to get one.
+ */
+export interface SsoStanding {
+  organization: string;
+  state: "valid" | "missing" | "expired";
+  signInUrl: string;
+}
 
 /** Everything a decision depends on, loaded before deciding so the rules stay pure. */
 export interface DecisionInput {
@@ -51,6 +67,8 @@ export interface DecisionInput {
   resource: Resource;
   /** The caller's role in the organization that owns (or is) the resource, if any. */
   membershipRole: OrgRole | null;
+  /** The caller's SSO standing with that organization; null when it requires no SSO or the caller is no member. */
+  sso: SsoStanding | null;
   now: Date;
   reauthWindowSeconds: number;
 }
@@ -151,10 +169,14 @@ export function webhookMaySee(
   owner: Pick<SettingsOwner, "type" | "id">,
   repo: Extract<Resource, { type: "repository" }>,
   ownerRoleInRepoOrganization: OrgRole | null,
+  ownerSso: SsoStanding | null,
 ): boolean {
   if (!repo.private || repo.owner.id === owner.id) return true;
   return (
-    owner.type === "user" && repo.owner.type === "org" && rank(ownerRoleInRepoOrganization) >= rank("read")
+    owner.type === "user" &&
+    repo.owner.type === "org" &&
+    rank(ownerRoleInRepoOrganization) >= rank("read") &&
+    (ownerSso === null || ownerSso.state === "valid")
   );
 }
 
@@ -172,11 +194,39 @@ function withinTokenBounds(credential: Credential, resource: Resource): boolean 
 }
 
 /**
+ * What membership grants in an organization that requires single sign-on
+ * needs a valid SSO sign-in; what the account may do without its membership
+ * (public repositories) does not, nor the routes that repair or obtain one.
+ */
+function ssoGate(input: DecisionInput, principal: Principal): Decision | null {
+  const { sso, resource } = input;
+  if (!sso || sso.state === "valid") return null;
+  if (resource.type === "organization" && resource.ssoExempt) return null;
+  if (accountMay({ ...input, membershipRole: null }, principal)) return null;
+  const lapsed = sso.state === "expired" ? "Your SSO sign-in has expired. " : "";
+  return deny(
+    forbidden(
+      "sso_required",
+      `${lapsed}The organization ${sso.organization} requires single sign-on: open ${sso.signInUrl} in a browser signed in to the hub, sign in with its identity provider, then retry.`,
+    ),
+  );
+}
+
+/**
  * The one authorization decision of the hub: every surface (HTTP API, git, SSH,
  * Router) asks it. Private things the caller may not read answer 404 so their
- * existence does not leak; anonymous callers get 401.
+ * existence does not leak; anonymous callers get 401; members of an
+ * organization that requires single sign-on get 403 `sso_required` until they
+ * hold a valid SSO sign-in.
  */
 export function decide(input: DecisionInput): Decision {
+  const decision = decideByRole(input);
+  if (!decision.allowed || !input.principal) return decision;
+  return ssoGate(input, input.principal) ?? decision;
+}
+
+/** The decision from the credential, the membership role and the resource, before single sign-on. */
+function decideByRole(input: DecisionInput): Decision {
   const { principal, action, resource } = input;
   const publicRead = resource.type === "repository" && !resource.private && action === "repo:read";
   if (publicRead) return allow;
@@ -305,7 +355,7 @@ export function decide(input: DecisionInput): Decision {
         forbidden(
           "forbidden",
           action === "org:read"
-            ? "Only members see an organization's members; ask an admin to add you."
+            ? "Only the organization's members may do this; ask an admin to add you."
             : "Only the organization's admins may do this.",
         ),
       );

@@ -41,6 +41,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0014-user-hardware",
         "0015-content-preferences",
         "0018-mfa",
+        "0019-organization-sso",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -60,6 +61,9 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "recommendation_suppressions",
           "user_mfa",
           "user_mfa_recovery_codes",
+          "organization_sso",
+          "sso_authorizations",
+          "sso_logins",
         ]),
       );
     } finally {

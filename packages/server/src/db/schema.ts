@@ -112,6 +112,40 @@ export interface OrganizationRow {
   created_at: string;
 }
 
+/** An organization's single sign-on: its OpenID Connect provider and whether members must use it. */
+export interface OrganizationSsoRow {
+  organization_id: string;
+  issuer: string;
+  client_id: string;
+  sealed_client_secret: string;
+  email_domain: string | null;
+  required: number;
+  /** Null: the hub's default length. */
+  session_seconds: number | null;
+  updated_at: string;
+}
+
+/** A member's SSO sign-in with an organization's provider, valid until `expires_at`. */
+export interface SsoAuthorizationRow {
+  organization_id: string;
+  user_id: string;
+  subject: string;
+  email: string | null;
+  signed_in_at: string;
+  expires_at: string;
+}
+
+/** An SSO sign-in under way: the hashes of its state and nonce, and its sealed PKCE verifier. */
+export interface SsoLoginRow {
+  state_hash: string;
+  organization_id: string;
+  user_id: string;
+  nonce_hash: string;
+  sealed_code_verifier: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface MembershipRow {
   organization_id: string;
   user_id: string;
@@ -338,6 +372,9 @@ export interface Database {
   recommendation_suppressions: RecommendationSuppressionRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
+  organization_sso: OrganizationSsoRow;
+  sso_authorizations: SsoAuthorizationRow;
+  sso_logins: SsoLoginRow;
   repositories: RepositoryRow;
   lfs_objects: LfsObjectRow;
   repo_redirects: RepoRedirectRow;

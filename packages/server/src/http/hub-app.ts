@@ -31,6 +31,8 @@ import { deviceRoutes } from "../areas/device/device.routes.js";
 import type { DeviceService } from "../areas/device/device.service.js";
 import { discoveryRoutes } from "../areas/discovery/discovery.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
+import { ssoRoutes } from "../areas/sso/sso.routes.js";
+import type { SsoService } from "../areas/sso/sso.service.js";
 import { keysRoutes } from "../areas/keys/keys.routes.js";
 import { inferenceRoutes } from "../areas/inference/inference.routes.js";
 import { webhooksRoutes } from "../areas/webhooks/webhooks.routes.js";
@@ -89,6 +91,7 @@ export interface AppDeps {
   clock: () => Date;
   inference: InferenceService;
   webhooks: WebhooksService;
+  sso: SsoService;
   catalog: Catalog;
   stats: LiveStats;
   startedAt: number;
@@ -249,6 +252,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(orgsRoutes({ orgs: deps.orgs }));
+  await app.register(ssoRoutes({ sso: deps.sso, orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
   await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
   await app.register(
