@@ -1,10 +1,12 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { SecondFactorCode } from "./mfa.js";
 
 /** `POST /api/auth/login`: a handle or an email address, and the password. */
 export const LoginRequest = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 320, description: "Handle or email." }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
+    otp: Type.Optional(SecondFactorCode),
   },
   { additionalProperties: false, title: "LoginRequest" },
 );
@@ -21,7 +23,7 @@ export type LoginResponse = Static<typeof LoginResponse>;
 
 /** `POST /api/auth/reauthenticate`: proves the person is present before sensitive operations. */
 export const ReauthenticateRequest = Type.Object(
-  { password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { password: Type.String({ minLength: 1, maxLength: 1024 }), otp: Type.Optional(SecondFactorCode) },
   { additionalProperties: false, title: "ReauthenticateRequest" },
 );
 export type ReauthenticateRequest = Static<typeof ReauthenticateRequest>;

@@ -1,6 +1,7 @@
 import { Type, type Static, type TProperties } from "@sinclair/typebox";
 import { ScopeSchema, TokenRoleSchema } from "./scopes.js";
 import { TOKEN_KINDS } from "./tokens.js";
+import { MfaStatus } from "./mfa.js";
 import { Profile, ReservedUsername, SocialIdentity } from "./profile.js";
 
 const OrgSummary = Type.Object({
@@ -68,7 +69,7 @@ export const Me = Type.Object(
     emailVerified: Type.Boolean(),
     isAdmin: Type.Boolean({ description: "Whether the account administers this hub." }),
     createdAt: Type.String({ format: "date-time" }),
-    mfa: Type.Object({ enabled: Type.Boolean() }),
+    mfa: MfaStatus,
     orgs: Type.Array(
       Type.Object({
         id: Type.String({ format: "uuid" }),

@@ -14,3 +14,5 @@ export * from "./profile.js";
 export * from "./hardware.js";
 export * from "./content-preferences.js";
 export * from "./gating.js";
+export * from "./mfa.js";
+export * from "./sso.js";

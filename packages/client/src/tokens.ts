@@ -11,6 +11,12 @@ export interface ReauthenticateParams {
   connection: Connection;
   /** The account password. */
   password: string;
+  /**
+   * When the account has two-factor authentication on: the code the
+   * authenticator app shows, or a recovery code. Without it such an account
+   * gets an AuthenticationError with code `mfa_required`.
+   */
+  otp?: string;
   signal?: AbortSignal;
 }
 
@@ -19,11 +25,11 @@ export interface ReauthenticateParams {
  * and creating tokens require (spec, Authentication 3). The credential in use
  * counts as recently reauthenticated until the returned time.
  */
-export function reauthenticate({ connection, password, signal }: ReauthenticateParams) {
+export function reauthenticate({ connection, password, otp, signal }: ReauthenticateParams) {
   return sendJson<ReauthenticateResponse>(connection, {
     method: "POST",
     path: "/api/auth/reauthenticate",
-    json: { password },
+    json: otp === undefined ? { password } : { password, otp },
     signal,
   });
 }

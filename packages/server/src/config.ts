@@ -62,6 +62,24 @@ export interface AccountConfig {
   usernameReservationDays: number;
 }
 
+/** Two-factor authentication: how codes are labelled in apps, and how many wrong ones an account may send. */
+export interface MfaConfig {
+  /** The issuer authenticator apps show beside the handle. */
+  issuer: string;
+  /** Wrong codes accepted per account per window; further attempts answer 429 until the window ends. */
+  failures: RateLimitConfig;
+}
+
+/** Organization single sign-on with OpenID Connect providers. */
+export interface SsoConfig {
+  /** Providers may use plain http and loopback or private addresses (tests, one-network installs). */
+  allowPrivate: boolean;
+  /** How long a provider has to answer one request (discovery, keys, token exchange). */
+  timeoutMs: number;
+  /** How long an SSO sign-in lasts where the organization sets no length of its own. */
+  sessionSeconds: number;
+}
+
 export interface Config {
   host: string;
   ports: Record<Surface, number>;
@@ -92,6 +110,8 @@ export interface Config {
   webhooks: WebhooksConfig;
   device: DeviceFlowConfig;
   account: AccountConfig;
+  mfa: MfaConfig;
+  sso: SsoConfig;
 }
 
 /** Raised when the environment holds a setting the hub cannot use. */
@@ -186,6 +206,18 @@ function freePort(host: string): Promise<number> {
   });
 }
 
+/** The issuer in TOTP key URIs: `HUB_MFA_ISSUER`, or the public URL's host name. */
+function mfaIssuer(env: Env, publicUrlValue: string): string {
+  const issuer = (env.HUB_MFA_ISSUER || new URL(publicUrlValue).hostname).trim();
+  if (!/^[^:]{1,64}$/.test(issuer)) {
+    throw new ConfigError(
+      `HUB_MFA_ISSUER must hold 1 to 64 characters and no colon (apps split their labels at colons); got "${issuer}". ` +
+        "Set it when HUB_PUBLIC_URL's host is an IPv6 address.",
+    );
+  }
+  return issuer;
+}
+
 const MiB = 1024 * 1024;
 
 function routerConfig(env: Env): RouterConfig {
@@ -225,6 +257,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (!/^[A-Za-z0-9_]{0,16}$/.test(tokenPrefix)) {
     throw new ConfigError("HUB_TOKEN_PREFIX may hold up to 16 letters, digits or underscores.");
   }
+  const hubPublicUrl = publicUrl(env, "HUB_PUBLIC_URL", `http://${hostForUrl}:${ports.hub}`, [
+    "http:",
+    "https:",
+  ]);
   const config: Config = {
     host,
     ports,
@@ -232,7 +268,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     database: databaseConfig(env, dataDir),
     redisUrl: env.HUB_REDIS_URL || null,
     redisPrefix: env.HUB_REDIS_PREFIX || "hub:",
-    publicUrl: publicUrl(env, "HUB_PUBLIC_URL", `http://${hostForUrl}:${ports.hub}`, ["http:", "https:"]),
+    publicUrl: hubPublicUrl,
     gitPublicUrl: publicUrl(env, "HUB_GIT_PUBLIC_URL", `http://${hostForUrl}:${ports.git}`, [
       "http:",
       "https:",
@@ -274,6 +310,18 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     account: {
       avatarMaxBytes: integer(env, "HUB_AVATAR_MAX_BYTES", 2 * MiB, 1024, 16 * MiB),
       usernameReservationDays: integer(env, "HUB_USERNAME_RESERVATION_DAYS", 90, 0, 3650),
+    },
+    mfa: {
+      issuer: mfaIssuer(env, hubPublicUrl),
+      failures: {
+        limit: integer(env, "HUB_MFA_MAX_FAILURES", 5, 1, 1000),
+        windowSeconds: integer(env, "HUB_MFA_FAILURE_WINDOW", 300, 1, 86_400),
+      },
+    },
+    sso: {
+      allowPrivate: flag(env, "HUB_SSO_ALLOW_PRIVATE"),
+      timeoutMs: integer(env, "HUB_SSO_TIMEOUT_MS", 10_000, 100, 120_000),
+      sessionSeconds: integer(env, "HUB_SSO_SESSION_SECONDS", 7 * 86_400, 1, 365 * 86_400),
     },
   };
   return Object.freeze(config);

@@ -13,8 +13,11 @@ import { createUsernameService } from "./areas/username/username.service.js";
 import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createGatingService } from "./areas/gating/gating.service.js";
+import { createMfaService } from "./areas/mfa/mfa.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
+import { createOpenIdClient } from "./areas/sso/openid-client.js";
+import { createSsoService } from "./areas/sso/sso.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
 import { createKeysService } from "./areas/keys/keys.service.js";
 import { createTokensService } from "./areas/tokens/tokens.service.js";
@@ -27,7 +30,7 @@ import { createAuthorizer } from "./auth/authorizer.js";
 import { createMemoryRateLimiter } from "./auth/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "./auth/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter } from "./auth/rate-limit/redis-rate-limiter.js";
-import type { Config, Surface } from "./config.js";
+import type { Config, RateLimitConfig, Surface } from "./config.js";
 import { migrateToLatest, openDatabase } from "./db/database.js";
 import { buildGitApp, buildHubApp } from "./http/hub-app.js";
 import { createSshServer } from "./git/ssh/ssh-server.js";
@@ -54,16 +57,42 @@ export function createLogger(config: Readonly<Config>, destination: number = 1):
   return pino(loggerOptions(config.logLevel), pino.destination({ dest: destination, sync: false }));
 }
 
+/** A rate limiter in Redis when one is configured (shared by every hub process), else in this process's memory. */
+function createRateLimiter(config: Readonly<Config>, limits: RateLimitConfig, logger: Logger): RateLimiter {
+  return config.redisUrl
+    ? createRedisRateLimiter(limits, config.redisUrl, config.redisPrefix, logger)
+    : createMemoryRateLimiter(limits);
+}
+
+/** What `serve` gives `createHub` beyond the configuration: limiters shared with its other processes. */
+export interface HubOptions {
+  /** Counts wrong two-factor codes per account; in memory unless given (the admin CLI checks no codes). */
+  mfaFailures?: RateLimiter;
+}
+
 /** Opens the database (migrated) and wires every service; the admin CLI and the server share it. */
-export async function createHub(config: Readonly<Config>, logger: Logger) {
+export async function createHub(
+  config: Readonly<Config>,
+  logger: Logger,
+  { mfaFailures = createMemoryRateLimiter(config.mfa.failures) }: HubOptions = {},
+) {
   const db = openDatabase(config.database);
   await migrateToLatest(db, config.database);
   const clock = () => new Date();
+  const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
+  const mfa = createMfaService({
+    db,
+    clock,
+    sealer: createSealer(serverKey, "mfa-totp"),
+    failures: mfaFailures,
+    config: config.mfa,
+  });
   const auth = createAuthService({
     db,
     clock,
     tokens,
+    mfa,
     sessionTtlSeconds: config.sessionTtlSeconds,
     reauthWindowSeconds: config.reauthWindowSeconds,
   });
@@ -83,14 +112,19 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     reauthWindowSeconds: config.reauthWindowSeconds,
     profiles,
     identities,
+    mfa,
   });
   const orgs = createOrgsService({ db, clock });
   const keys = createKeysService({ db, clock });
-  const authorize = createAuthorizer({ db, clock, reauthWindowSeconds: config.reauthWindowSeconds });
+  const authorize = createAuthorizer({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    publicUrl: config.publicUrl,
+  });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
   const staging = createMultipartStaging(config.dataDir);
-  const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
@@ -158,6 +192,21 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     failuresBeforeCooldown: config.router.failuresBeforeCooldown,
     cooldownMs: config.router.cooldownMs,
   });
+  const openid = createOpenIdClient({
+    allowPrivate: config.sso.allowPrivate,
+    timeoutMs: config.sso.timeoutMs,
+    userAgent: `Hub-SSO/${packageJson.version} (+${config.publicUrl})`,
+  });
+  const sso = createSsoService({
+    db,
+    clock,
+    openid,
+    secrets: createSealer(serverKey, "sso-client-secrets"),
+    verifiers: createSealer(serverKey, "sso-code-verifiers"),
+    publicUrl: config.publicUrl,
+    allowPrivate: config.sso.allowPrivate,
+    defaultSessionSeconds: config.sso.sessionSeconds,
+  });
   const inference = createInferenceService({
     db,
     clock,
@@ -169,6 +218,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     logger,
     tokens,
     auth,
+    mfa,
     device,
     account,
     profiles,
@@ -192,12 +242,17 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     inference,
     webhooks,
     deliveries,
+    sso,
     startedAt: Date.now(),
     resolveCredentialKey,
     clock,
     authenticate,
     authorize,
-    close: () => db.destroy(),
+    close: async () => {
+      await mfaFailures.close();
+      await openid.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -273,10 +328,10 @@ const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>
  */
 export async function serve(config: Readonly<Config>, surfaces: readonly Surface[]): Promise<void> {
   const logger = createLogger(config);
-  const hub = await createHub(config, logger);
-  const rateLimiter: RateLimiter = config.redisUrl
-    ? createRedisRateLimiter(config.rateLimit, config.redisUrl, config.redisPrefix, logger)
-    : createMemoryRateLimiter(config.rateLimit);
+  const hub = await createHub(config, logger, {
+    mfaFailures: createRateLimiter(config, config.mfa.failures, logger),
+  });
+  const rateLimiter = createRateLimiter(config, config.rateLimit, logger);
 
   await hub.storage.installHooks();
 

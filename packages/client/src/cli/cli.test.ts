@@ -1,8 +1,18 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import type { AccountKey, CreatedToken, RepoInfo, RepoSummary, TokenMetadata, Whoami } from "@hub/api";
+import type {
+  AccountKey,
+  CreatedToken,
+  MfaRecoveryCodes,
+  RepoInfo,
+  RepoSummary,
+  TokenMetadata,
+  TotpEnrollment,
+  Whoami,
+} from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHub, type TestHub } from "../../../server/src/test-support/hub-process.js";
+import { base32Decode, totp } from "../../../server/src/auth/totp.js";
+import { readJson, startHub, type TestHub } from "../../../server/src/test-support/hub-process.js";
 import { runCli, tempHome } from "../test-support/run-cli.js";
 
 const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEYxkzX2vOTy5xXP3Cf3UxqV2Xsv0oMPUgpi6Hx8HV6w cli@test";
@@ -106,6 +116,32 @@ describe("the hub CLI against a running hub", () => {
     );
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^error: .*\(\w+\)$/m);
+  });
+
+  it("asks for the two-factor code too when the account has it on", async () => {
+    const carla = await hub.createUser("carla");
+    const carlaToken = await hub.createToken("carla");
+    await hub.reauthenticate(carlaToken, carla.password);
+    const enrollment = await readJson<TotpEnrollment>(
+      await hub.request("/api/me/mfa/totp", { method: "POST", token: carlaToken }),
+    );
+    hub.secrets.add(enrollment.secret);
+    const confirmed = await hub.request("/api/me/mfa/totp/confirm", {
+      method: "POST",
+      token: carlaToken,
+      json: { otp: totp(base32Decode(enrollment.secret), Date.now()) },
+    });
+    expect(confirmed.status).toBe(200);
+    const [recoveryCode = ""] = (await readJson<MfaRecoveryCodes>(confirmed)).recoveryCodes;
+    hub.secrets.add(recoveryCode);
+
+    const fresh = await hub.createToken("carla");
+    const other = tempHome();
+    const env = { SERVICE_ENDPOINT: hub.url, SERVICE_HOME: other };
+    expect((await runCli(["login", "--token-stdin"], env, `${fresh}\n`)).code).toBe(0);
+    const listed = await runCli(["token", "list", "--json"], env, `${carla.password}\n${recoveryCode}\n`);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as TokenMetadata[]).length).toBeGreaterThan(0);
   });
 
   it("saves several tokens and switches between them", async () => {

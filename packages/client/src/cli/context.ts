@@ -108,8 +108,9 @@ export class CliContext {
 
   /**
    * Runs an operation that may need recent reauthentication (listing and
-   * creating tokens): when the hub asks for it, reads the password, proves it
-   * with `POST /api/auth/reauthenticate`, and runs the operation again.
+   * creating tokens): when the hub asks for it, reads the password (and the
+   * two-factor code, when the account has it on), proves them with
+   * `POST /api/auth/reauthenticate`, and runs the operation again.
    */
   async withReauthentication<T>(connection: Connection, operation: () => Promise<T>): Promise<T> {
     try {
@@ -118,7 +119,13 @@ export class CliContext {
       if (!(err instanceof AuthenticationError) || err.code !== "reauthentication_required") throw err;
       this.note("The hub needs your password again for this.");
       const password = await this.readSecret("Password: ");
-      await reauthenticate({ connection, password });
+      try {
+        await reauthenticate({ connection, password });
+      } catch (refused) {
+        if (!(refused instanceof AuthenticationError) || refused.code !== "mfa_required") throw refused;
+        const otp = await this.readSecret("Two-factor code (or a recovery code): ");
+        await reauthenticate({ connection, password, otp });
+      }
       return operation();
     }
   }

@@ -1,6 +1,15 @@
 import { SCOPES, type AccessRequestStatus, type GateMode, type Scope } from "@hub/api";
 import { describe, expect, it } from "vitest";
-import { decide, ORG_ROLES, type Action, type OrgRole, type Owner, type Resource } from "./authorize.js";
+import {
+  decide,
+  ORG_ROLES,
+  webhookMaySee,
+  type Action,
+  type OrgRole,
+  type Owner,
+  type Resource,
+  type SsoStanding,
+} from "./authorize.js";
 import type { Credential, Principal } from "./credential.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -32,11 +41,12 @@ const principal = (credential: Credential): Principal => ({
   credential,
 });
 
-function decideFor(
+function decision(
   p: Principal | null,
   action: Action,
   resource: Resource,
   membershipRole: OrgRole | null = null,
+  sso: SsoStanding | null = null,
   accessRequest: AccessRequestStatus | null = null,
 ) {
   return decide({
@@ -44,15 +54,16 @@ function decideFor(
     action,
     resource,
     membershipRole,
+    sso,
     accessRequest,
     now: NOW,
     reauthWindowSeconds: 600,
   });
 }
 
-function check(...args: Parameters<typeof decideFor>) {
-  const decision = decideFor(...args);
-  return decision.allowed ? 200 : decision.error.status;
+function check(...args: Parameters<typeof decision>) {
+  const decided = decision(...args);
+  return decided.allowed ? 200 : decided.error.status;
 }
 
 const repo = (
@@ -369,6 +380,63 @@ describe("decide: account actions", () => {
       { type: "account", userId: "user-bob" },
       403,
     ],
+    ["anonymous manages two-factor authentication", null, "account:manage-mfa", own, 401],
+    [
+      "a write token manages two-factor authentication without reauthentication",
+      principal(token()),
+      "account:manage-mfa",
+      own,
+      401,
+    ],
+    [
+      "a write token manages two-factor authentication after reauthentication",
+      principal(token({ reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      200,
+    ],
+    [
+      "a session manages two-factor authentication after reauthentication",
+      principal({ ...session, reauthenticatedAt: recent }),
+      "account:manage-mfa",
+      own,
+      200,
+    ],
+    [
+      "a session manages two-factor authentication eleven minutes after reauthentication",
+      principal({ ...session, reauthenticatedAt: stale }),
+      "account:manage-mfa",
+      own,
+      401,
+    ],
+    [
+      "a read token manages two-factor authentication after reauthentication",
+      principal(token({ role: "read", reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "a fine-grained token manages two-factor authentication after reauthentication",
+      principal(token({ role: null, scopes: [...SCOPES], reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "an organization-bounded token manages two-factor authentication",
+      principal(token({ organizationId: ACME.id, reauthenticatedAt: recent })),
+      "account:manage-mfa",
+      own,
+      403,
+    ],
+    [
+      "a session manages another account's two-factor authentication",
+      principal({ ...session, reauthenticatedAt: recent }),
+      "account:manage-mfa",
+      { type: "account", userId: "user-bob" },
+      403,
+    ],
     ["a session approves a device sign-in", principal(session), "account:approve-device", own, 200],
     ["a write token approves a device sign-in", principal(token()), "account:approve-device", own, 403],
     ["anonymous approves a device sign-in", null, "account:approve-device", own, 401],
@@ -417,6 +485,167 @@ describe("decide: account actions", () => {
   ];
   it.each(cases)("%s: %i", (_name, p, action, resource, status) => {
     expect(check(p, action, resource)).toBe(status);
+  });
+
+  it("says which credential two-factor settings need, and that reauthentication takes the code", () => {
+    const codeOf = (credential: Credential) => {
+      const decision = decide({
+        principal: principal(credential),
+        action: "account:manage-mfa",
+        resource: own,
+        membershipRole: null,
+        sso: null,
+        now: NOW,
+        reauthWindowSeconds: 600,
+      });
+      return decision.allowed ? null : { code: decision.error.code, message: decision.error.message };
+    };
+    expect(codeOf(token({ role: "read", reauthenticatedAt: recent }))?.code).toBe("insufficient_scope");
+    expect(codeOf(token({ role: null, scopes: ["repo:read"], reauthenticatedAt: recent }))?.code).toBe(
+      "insufficient_scope",
+    );
+    const unconfirmed = codeOf(session);
+    expect(unconfirmed?.code).toBe("reauthentication_required");
+    expect(unconfirmed?.message).toMatch(/two-factor code as `otp`.*within 10 minutes/);
+  });
+});
+
+describe("decide: organizations that require single sign-on", () => {
+  const signInUrl = "https://hub.example/api/organizations/acme/sso/login";
+  const standing = (state: SsoStanding["state"]): SsoStanding => ({ organization: "acme", state, signInUrl });
+  const write = principal(token());
+  const fineGrained = principal(token({ role: null, scopes: ["repo:read", "repo:write"] }));
+  const org = { type: "organization" as const, id: ACME.id, handle: "acme" };
+  const exempt = { ...org, ssoExempt: true };
+  const cases: Array<[string, Principal, Action, Resource, OrgRole, SsoStanding["state"] | null, number]> = [
+    [
+      "a member without SSO reads a private org repo",
+      write,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "missing",
+      403,
+    ],
+    ["a member whose SSO expired reads it", write, "repo:read", repo(ACME, true), "read", "expired", 403],
+    ["a member with SSO reads it", write, "repo:read", repo(ACME, true), "read", "valid", 200],
+    ["an org that requires no SSO", write, "repo:read", repo(ACME, true), "read", null, 200],
+    [
+      "a session without SSO reads it",
+      principal(session),
+      "repo:read",
+      repo(ACME, true),
+      "admin",
+      "missing",
+      403,
+    ],
+    [
+      "a member without SSO reads a public org repo",
+      write,
+      "repo:read",
+      repo(ACME, false),
+      "read",
+      "missing",
+      200,
+    ],
+    ["...and comments on it", write, "community:write", repo(ACME, false), "read", "missing", 200],
+    ["...but cannot write it", write, "repo:write", repo(ACME, false), "write", "missing", 403],
+    [
+      "...nor create in the org",
+      write,
+      "repo:write",
+      { type: "namespace", owner: ACME },
+      "write",
+      "missing",
+      403,
+    ],
+    ["...nor delete as admin", write, "repo:delete", repo(ACME, true), "admin", "missing", 403],
+    ["an admin without SSO manages org webhooks", write, "webhooks:manage", org, "admin", "missing", 403],
+    ["an admin without SSO reads org settings", write, "settings:read", org, "admin", "missing", 403],
+    ["an admin without SSO lists members", write, "org:read", org, "admin", "missing", 403],
+    ["an admin without SSO manages members", write, "org:admin", org, "admin", "expired", 403],
+    ["an admin without SSO reads the SSO settings", write, "settings:read", exempt, "admin", "missing", 200],
+    [
+      "an admin without SSO changes the SSO settings",
+      write,
+      "settings:write",
+      exempt,
+      "admin",
+      "expired",
+      200,
+    ],
+    ["a member without SSO starts a sign-in", write, "org:read", exempt, "read", "missing", 200],
+    [
+      "a non-admin without SSO changes the SSO settings",
+      write,
+      "settings:write",
+      exempt,
+      "write",
+      "missing",
+      403,
+    ],
+    ["a fine-grained token on the SSO settings", fineGrained, "settings:read", exempt, "admin", "valid", 403],
+    [
+      "a fine-grained token of a member with SSO",
+      fineGrained,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "valid",
+      200,
+    ],
+    [
+      "a fine-grained token of a member without SSO",
+      fineGrained,
+      "repo:read",
+      repo(ACME, true),
+      "read",
+      "missing",
+      403,
+    ],
+  ];
+  it.each(cases)("%s", (_name, p, action, resource, role, state, status) => {
+    expect(check(p, action, resource, role, state === null ? null : standing(state))).toBe(status);
+  });
+
+  it("lets membership pass a gated repository's gate only with a valid sign-in; an accepted request needs none", () => {
+    const gated = repo(ACME, false, "gated", "manual");
+    const download = (state: SsoStanding["state"], request: AccessRequestStatus | null = null) =>
+      decision(write, "repo:download", gated, "read", standing(state), request);
+    const missing = download("missing");
+    expect(missing.allowed ? "" : missing.error.code).toBe("sso_required");
+    expect(download("valid").allowed).toBe(true);
+    expect(download("expired", "accepted").allowed).toBe(true);
+  });
+
+  it("says why and where to sign in", () => {
+    const missing = decision(write, "repo:read", repo(ACME, true), "read", standing("missing"));
+    expect(missing.allowed).toBe(false);
+    if (missing.allowed) return;
+    expect(missing.error.code).toBe("sso_required");
+    expect(missing.error.message).toContain(signInUrl);
+    const expired = decision(write, "repo:read", repo(ACME, true), "read", standing("expired"));
+    expect(expired.allowed ? "" : expired.error.message).toMatch(/expired/);
+  });
+
+  it("denies before SSO what the role denies anyway, with the role's answer", () => {
+    expect(check(write, "repo:write", repo(ACME, true), "read", standing("missing"))).toBe(403);
+    const readToken = principal(token({ role: "read" }));
+    const weak = decision(readToken, "repo:write", repo(ACME, false), "write", standing("missing"));
+    expect(weak.allowed ? "" : weak.error.code).toBe("insufficient_scope");
+    const hidden = decision(readToken, "repo:write", repo(ACME, true), "write", standing("missing"));
+    expect(hidden.allowed ? "" : hidden.error.code).toBe("repo_not_found");
+  });
+
+  it("keeps a member's webhooks from hearing about private repos until they sign in", () => {
+    const owner = { type: "user" as const, id: ALICE };
+    const privateRepo = repo(ACME, true) as Extract<Resource, { type: "repository" }>;
+    expect(webhookMaySee(owner, privateRepo, "read", standing("missing"))).toBe(false);
+    expect(webhookMaySee(owner, privateRepo, "read", standing("valid"))).toBe(true);
+    expect(webhookMaySee(owner, privateRepo, "read", null)).toBe(true);
+    expect(webhookMaySee(owner, repo(ACME, false) as typeof privateRepo, "read", standing("missing"))).toBe(
+      true,
+    );
   });
 });
 
@@ -556,14 +785,14 @@ describe("decide: gated repositories guard downloads, not metadata", () => {
     ],
   ];
   it.each(cases)("%s: %i", (_name, p, action, resource, membership, request, status) => {
-    expect(check(p, action, resource, membership, request)).toBe(status);
+    expect(check(p, action, resource, membership, null, request)).toBe(status);
   });
 
   it("refuses with the GatedRepo code and says how to get access", () => {
     const refusal = (p: Principal | null, request: AccessRequestStatus | null) => {
-      const decision = decideFor(p, "repo:download", bobGated, null, request);
-      if (decision.allowed) throw new Error("expected a refusal");
-      return decision.error;
+      const decided = decision(p, "repo:download", bobGated, null, null, request);
+      if (decided.allowed) throw new Error("expected a refusal");
+      return decided.error;
     };
     const anonymous = refusal(null, null);
     expect(anonymous).toMatchObject({ status: 401, code: "gated_repo" });
@@ -578,10 +807,11 @@ describe("decide: gated repositories guard downloads, not metadata", () => {
     );
     expect(refusal(write, "pending").message).toMatch(/awaits review/);
     expect(refusal(write, "rejected").message).toMatch(/rejected your request/);
-    const scopeless = decideFor(
+    const scopeless = decision(
       principal(token({ role: null, scopes: ["jobs:run"] })),
       "repo:download",
       bobGated,
+      null,
       null,
       "accepted",
     );

@@ -9,11 +9,12 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
- * account actions cover the caller's own identity, token management and
- * approving a device sign-in (RFC 8628) and renaming the account;
- * `settings:*` an owner's settings (the caller's own, or an organization's);
- * `repo:download` reading a repository's files (what gating guards, beyond
- * `repo:read`'s metadata) and `repo:request-access` asking for that.
+ * account actions cover the caller's own identity, token management,
+ * approving a device sign-in (RFC 8628), renaming the account and managing
+ * its two-factor authentication; `settings:*` an owner's settings (the
+ * caller's own, or an organization's); `repo:download` reading a
+ * repository's files (what gating guards, beyond `repo:read`'s metadata) and
+ * `repo:request-access` asking for that.
  */
 export type Action =
   | "account:read"
@@ -21,6 +22,7 @@ export type Action =
   | "account:revoke-token"
   | "account:approve-device"
   | "account:change-username"
+  | "account:manage-mfa"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -42,7 +44,13 @@ export interface SettingsOwner {
 export type Resource =
   | { type: "account"; userId: string }
   | { type: "token"; userId: string; tokenId: string }
-  | { type: "organization"; id: string; handle: string }
+  | {
+      type: "organization";
+      id: string;
+      handle: string;
+      /** Its SSO settings, sign-in and leaving: reachable without an SSO sign-in, so admins can repair a broken configuration. */
+      ssoExempt?: boolean;
+    }
   | { type: "namespace"; owner: Owner }
   | {
       type: "repository";
@@ -54,6 +62,16 @@ export type Resource =
       gated: GateMode | false;
     };
 
+/**
+ * A member's single sign-on with an organization that requires it: whether
+ * the member holds a valid SSO sign-in, and where to get one.
+ */
+export interface SsoStanding {
+  organization: string;
+  state: "valid" | "missing" | "expired";
+  signInUrl: string;
+}
+
 /** Everything a decision depends on, loaded before deciding so the rules stay pure. */
 export interface DecisionInput {
   principal: Principal | null;
@@ -61,6 +79,8 @@ export interface DecisionInput {
   resource: Resource;
   /** The caller's role in the organization that owns (or is) the resource, if any. */
   membershipRole: OrgRole | null;
+  /** The caller's SSO standing with that organization; null when it requires no SSO or the caller is no member. */
+  sso: SsoStanding | null;
   /** The caller's access request to a gated repository; loaded for `repo:download` only. */
   accessRequest?: AccessRequestStatus | null;
   now: Date;
@@ -104,6 +124,25 @@ function recentlyReauthenticated(input: DecisionInput, credential: Credential): 
   const age = input.now.getTime() - Date.parse(credential.reauthenticatedAt);
   return age >= 0 && age <= input.reauthWindowSeconds * 1000;
 }
+
+/** The 401 of an action that needs recent reauthentication, saying how to get it. */
+function reauthenticationRequired(what: string, input: DecisionInput): HubError {
+  return new HubError(
+    401,
+    "reauthentication_required",
+    `${what} needs recent reauthentication: POST your password (and your two-factor code as \`otp\`, when two-factor authentication is on) ` +
+      `to /api/auth/reauthenticate with this credential, then retry within ${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
+  );
+}
+
+/**
+ * Account changes that alter how the account is reached: only the person, with
+ * a session or a write role token, freshly reauthenticated.
+ */
+const STRONG_ACCOUNT_ACTIONS: Record<"account:change-username" | "account:manage-mfa", string> = {
+  "account:change-username": "Changing the username",
+  "account:manage-mfa": "Managing two-factor authentication",
+};
 
 function ownerOrgId(resource: Resource): string | null {
   if (resource.type === "organization") return resource.id;
@@ -163,10 +202,14 @@ export function webhookMaySee(
   owner: Pick<SettingsOwner, "type" | "id">,
   repo: Extract<Resource, { type: "repository" }>,
   ownerRoleInRepoOrganization: OrgRole | null,
+  ownerSso: SsoStanding | null,
 ): boolean {
   if (!repo.private || repo.owner.id === owner.id) return true;
   return (
-    owner.type === "user" && repo.owner.type === "org" && rank(ownerRoleInRepoOrganization) >= rank("read")
+    owner.type === "user" &&
+    repo.owner.type === "org" &&
+    rank(ownerRoleInRepoOrganization) >= rank("read") &&
+    (ownerSso === null || ownerSso.state === "valid")
   );
 }
 
@@ -216,11 +259,40 @@ function gatedRepo(resource: RepositoryResource, request: AccessRequestStatus | 
 }
 
 /**
+ * What membership grants in an organization that requires single sign-on
+ * needs a valid SSO sign-in (passing a gated repository's gate included); what
+ * the account may do without its membership (public repositories, a gated one
+ * it was accepted to) does not, nor the routes that repair or obtain one.
+ */
+function ssoGate(input: DecisionInput, principal: Principal): Decision | null {
+  const { sso, resource } = input;
+  if (!sso || sso.state === "valid") return null;
+  if (resource.type === "organization" && resource.ssoExempt) return null;
+  if (decideByRole({ ...input, membershipRole: null }).allowed) return null;
+  const lapsed = sso.state === "expired" ? "Your SSO sign-in has expired. " : "";
+  return deny(
+    forbidden(
+      "sso_required",
+      `${lapsed}The organization ${sso.organization} requires single sign-on: open ${sso.signInUrl} in a browser signed in to the hub, sign in with its identity provider, then retry.`,
+    ),
+  );
+}
+
+/**
  * The one authorization decision of the hub: every surface (HTTP API, git, SSH,
  * Router) asks it. Private things the caller may not read answer 404 so their
- * existence does not leak; anonymous callers get 401.
+ * existence does not leak; anonymous callers get 401; members of an
+ * organization that requires single sign-on get 403 `sso_required` until they
+ * hold a valid SSO sign-in.
  */
 export function decide(input: DecisionInput): Decision {
+  const decision = decideByRole(input);
+  if (!decision.allowed || !input.principal) return decision;
+  return ssoGate(input, input.principal) ?? decision;
+}
+
+/** The decision from the credential, the membership role and the resource, before single sign-on. */
+function decideByRole(input: DecisionInput): Decision {
   const { principal, action, resource } = input;
   const gatedDownload =
     resource.type === "repository" && resource.gated !== false && action === "repo:download";
@@ -246,14 +318,7 @@ export function decide(input: DecisionInput): Decision {
       if (!accountMay(input, principal))
         return deny(forbidden("forbidden", "You may only manage your own tokens."));
       if (!recentlyReauthenticated(input, credential)) {
-        return deny(
-          new HubError(
-            401,
-            "reauthentication_required",
-            "Managing tokens needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
-              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
-          ),
-        );
+        return deny(reauthenticationRequired("Managing tokens", input));
       }
       return allow;
     case "account:revoke-token": {
@@ -272,15 +337,17 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
-    case "account:change-username": {
-      // A rename moves every repository of the account: the person, freshly reauthenticated, with a strong credential.
+    case "account:change-username":
+    case "account:manage-mfa": {
+      // A rename moves every repository; two-factor settings guard every sign-in.
+      const what = STRONG_ACCOUNT_ACTIONS[action];
       if (!accountMay(input, principal))
-        return deny(forbidden("forbidden", "You may only rename your own account."));
+        return deny(forbidden("forbidden", `${what} is possible only for your own account.`));
       if (!withinTokenBounds(credential, resource)) {
         return deny(
           forbidden(
             "outside_token_bounds",
-            "This token is bounded to an organization; it cannot rename the account.",
+            `This token is bounded to an organization; ${what.toLowerCase()} needs a token for the whole account.`,
           ),
         );
       }
@@ -288,21 +355,11 @@ export function decide(input: DecisionInput): Decision {
         credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
       if (weak) {
         return deny(
-          forbidden(
-            "insufficient_scope",
-            "Changing the username needs a write role token or a signed-in session.",
-          ),
+          forbidden("insufficient_scope", `${what} needs a write role token or a signed-in session.`),
         );
       }
       if (!recentlyReauthenticated(input, credential)) {
-        return deny(
-          new HubError(
-            401,
-            "reauthentication_required",
-            "Changing the username needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
-              `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
-          ),
-        );
+        return deny(reauthenticationRequired(what, input));
       }
       return allow;
     }
@@ -370,7 +427,7 @@ export function decide(input: DecisionInput): Decision {
         forbidden(
           "forbidden",
           action === "org:read"
-            ? "Only members see an organization's members; ask an admin to add you."
+            ? "Only the organization's members may do this; ask an admin to add you."
             : "Only the organization's admins may do this.",
         ),
       );

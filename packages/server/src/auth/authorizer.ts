@@ -1,16 +1,51 @@
 import { ACCESS_REQUEST_STATUSES, type AccessRequestStatus } from "@hub/api";
-import type { Db } from "../db/database.js";
+import type { Db, DbOrTx } from "../db/database.js";
 import { gatingRepository } from "../areas/gating/gating.repository.js";
-import { orgsRepository } from "../areas/orgs/orgs.repository.js";
+import { ssoRepository } from "../areas/sso/sso.repository.js";
+import { ssoStanding } from "../areas/sso/sso-standing.js";
 import type { Principal } from "./credential.js";
-import { ORG_ROLES, decide, type Action, type OrgRole, type Resource } from "./authorize.js";
+import {
+  ORG_ROLES,
+  decide,
+  type Action,
+  type OrgRole,
+  type Resource,
+  type SsoStanding,
+} from "./authorize.js";
 
-function organizationOf(resource: Resource): string | null {
-  if (resource.type === "organization") return resource.id;
+function organizationOf(resource: Resource): { id: string; handle: string } | null {
+  if (resource.type === "organization") return resource;
   if ((resource.type === "namespace" || resource.type === "repository") && resource.owner.type === "org") {
-    return resource.owner.id;
+    return resource.owner;
   }
   return null;
+}
+
+/** What a decision knows of the caller in the resource's organization. */
+export interface OrganizationFacts {
+  membershipRole: OrgRole | null;
+  sso: SsoStanding | null;
+}
+
+/**
+ * The account's current membership role in the organization that owns (or
+ * is) the resource and its SSO standing there, read fresh in one query so
+ * membership and sign-in changes apply at once.
+ */
+export async function organizationFacts(
+  db: DbOrTx,
+  userId: string | null,
+  resource: Resource,
+  now: Date,
+  publicUrl: string,
+): Promise<OrganizationFacts> {
+  const org = organizationOf(resource);
+  const stored = userId && org ? await ssoRepository.memberStanding(db, org.id, userId) : undefined;
+  if (!stored || !org) return { membershipRole: null, sso: null };
+  return {
+    membershipRole: ORG_ROLES.find((known) => known === stored.role) ?? null,
+    sso: ssoStanding(stored, org.handle, now, publicUrl),
+  };
 }
 
 /** The caller's access request, when a download of a gated repository depends on it. */
@@ -27,35 +62,36 @@ async function accessRequestFor(
 }
 
 /**
- * Loads the facts a decision needs (the caller's current membership role and,
- * for downloads of a gated repository, its access request, read fresh on every
- * call so membership changes and review decisions apply at once) and asks
- * `decide`. Throws the HubError of a denial.
+ * Loads the facts a decision needs (`organizationFacts` and, for downloads of
+ * a gated repository, the caller's access request, read fresh so review
+ * decisions apply at once) and asks `decide`. Throws the HubError of a denial.
  */
 export function createAuthorizer({
   db,
   clock,
   reauthWindowSeconds,
+  publicUrl,
 }: {
   db: Db;
   clock: () => Date;
   reauthWindowSeconds: number;
+  publicUrl: string;
 }) {
   return async function authorize(
     principal: Principal | null,
     action: Action,
     resource: Resource,
   ): Promise<void> {
-    const orgId = organizationOf(resource);
-    const role = principal && orgId ? await orgsRepository.membershipRole(db, orgId, principal.userId) : null;
-    const membershipRole = ORG_ROLES.find((known) => known === role) ?? null;
+    const now = clock();
+    const facts = await organizationFacts(db, principal?.userId ?? null, resource, now, publicUrl);
+    const accessRequest = await accessRequestFor(db, principal, action, resource);
     const decision = decide({
       principal,
       action,
       resource,
-      membershipRole: membershipRole as OrgRole | null,
-      accessRequest: await accessRequestFor(db, principal, action, resource),
-      now: clock(),
+      ...facts,
+      accessRequest,
+      now,
       reauthWindowSeconds,
     });
     if (!decision.allowed) throw decision.error;

@@ -10,6 +10,7 @@ const USAGE = `Usage: hubd <command>
   serve [--only hub,git,router,ssh]       start the hub (every surface by default)
   user create NAME --email EMAIL --password-stdin [--admin] [--fullname TEXT]
   user verify-email NAME                  mark the account's email verified
+  user mfa-reset NAME                     turn off the account's two-factor authentication (a lost device)
   token create NAME --name TOKEN_NAME (--role read|write|admin | --scopes a,b)
         [--org HANDLE] [--repos owner/name,...] [--expires-in 30d]
                                           prints the secret alone on the last line
@@ -127,6 +128,19 @@ async function main(argv: string[]): Promise<void> {
     const { positionals } = parse(rest, {}, 1);
     await withHub((hub) => hub.account.verifyEmail(positionals[0] ?? ""));
     process.stdout.write(`the email of ${positionals[0]} is verified\n`);
+    return;
+  }
+  if (command === "user" && sub === "mfa-reset") {
+    const { positionals } = parse(rest, {}, 1);
+    const removed = await withHub(async (hub) => {
+      const user = await hub.account.findUser(positionals[0] ?? "");
+      return hub.mfa.reset(user.id);
+    });
+    process.stdout.write(
+      removed
+        ? `two-factor authentication of ${positionals[0]} is off; they sign in with the password alone and can enroll again\n`
+        : `${positionals[0]} had no two-factor authentication; nothing changed\n`,
+    );
     return;
   }
   if (command === "token" && sub === "create") {

@@ -41,6 +41,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0014-user-hardware",
         "0015-content-preferences",
         "0016-repo-gating",
+        "0018-mfa",
+        "0019-organization-sso",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -59,6 +61,11 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "account_activity",
           "recommendation_suppressions",
           "repo_access_requests",
+          "user_mfa",
+          "user_mfa_recovery_codes",
+          "organization_sso",
+          "sso_authorizations",
+          "sso_logins",
         ]),
       );
     } finally {

@@ -54,6 +54,29 @@ export interface UserHardwareRow {
   updated_at: string;
 }
 
+/**
+ * An account's TOTP (RFC 6238): the active secret and the pending one of an
+ * unconfirmed enrollment, both sealed; `last_used_step` is the time step of the
+ * last accepted code, so no code is accepted twice.
+ */
+export interface UserMfaRow {
+  user_id: string;
+  totp_secret: string | null;
+  enrolled_at: string | null;
+  last_used_step: number | null;
+  pending_secret: string | null;
+  pending_since: string | null;
+}
+
+/** A one-time recovery code: only its SHA-256 digest; `used_at` once spent. */
+export interface UserMfaRecoveryCodeRow {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: string;
+  used_at: string | null;
+}
+
 /** The explicit content preferences; each list is JSON. */
 export interface ContentPreferencesRow {
   user_id: string;
@@ -87,6 +110,40 @@ export interface OrganizationRow {
   fullname: string;
   plan: string;
   created_at: string;
+}
+
+/** An organization's single sign-on: its OpenID Connect provider and whether members must use it. */
+export interface OrganizationSsoRow {
+  organization_id: string;
+  issuer: string;
+  client_id: string;
+  sealed_client_secret: string;
+  email_domain: string | null;
+  required: number;
+  /** Null: the hub's default length. */
+  session_seconds: number | null;
+  updated_at: string;
+}
+
+/** A member's SSO sign-in with an organization's provider, valid until `expires_at`. */
+export interface SsoAuthorizationRow {
+  organization_id: string;
+  user_id: string;
+  subject: string;
+  email: string | null;
+  signed_in_at: string;
+  expires_at: string;
+}
+
+/** An SSO sign-in under way: the hashes of its state and nonce, and its sealed PKCE verifier. */
+export interface SsoLoginRow {
+  state_hash: string;
+  organization_id: string;
+  user_id: string;
+  nonce_hash: string;
+  sealed_code_verifier: string;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface MembershipRow {
@@ -322,10 +379,15 @@ export interface Database {
   social_identities: SocialIdentityRow;
   user_hardware: UserHardwareRow;
   content_preferences: ContentPreferencesRow;
+  user_mfa: UserMfaRow;
+  user_mfa_recovery_codes: UserMfaRecoveryCodeRow;
   account_activity: AccountActivityRow;
   recommendation_suppressions: RecommendationSuppressionRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
+  organization_sso: OrganizationSsoRow;
+  sso_authorizations: SsoAuthorizationRow;
+  sso_logins: SsoLoginRow;
   repositories: RepositoryRow;
   repo_access_requests: RepoAccessRequestRow;
   lfs_objects: LfsObjectRow;

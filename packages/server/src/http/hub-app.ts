@@ -16,6 +16,8 @@ import type { ContentPreferencesService } from "../areas/content-preferences/con
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import { gatingRoutes } from "../areas/gating/gating.routes.js";
 import type { GatingService } from "../areas/gating/gating.service.js";
+import { mfaRoutes } from "../areas/mfa/mfa.routes.js";
+import type { MfaService } from "../areas/mfa/mfa.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -31,6 +33,8 @@ import { deviceRoutes } from "../areas/device/device.routes.js";
 import type { DeviceService } from "../areas/device/device.service.js";
 import { discoveryRoutes } from "../areas/discovery/discovery.routes.js";
 import { orgsRoutes } from "../areas/orgs/orgs.routes.js";
+import { ssoRoutes } from "../areas/sso/sso.routes.js";
+import type { SsoService } from "../areas/sso/sso.service.js";
 import { keysRoutes } from "../areas/keys/keys.routes.js";
 import { inferenceRoutes } from "../areas/inference/inference.routes.js";
 import { webhooksRoutes } from "../areas/webhooks/webhooks.routes.js";
@@ -73,6 +77,7 @@ export interface AppDeps {
   preferences: ContentPreferencesService;
   gating: GatingService;
   auth: AuthService;
+  mfa: MfaService;
   tokens: TokensService;
   device: DeviceService;
   orgs: OrgsService;
@@ -89,6 +94,7 @@ export interface AppDeps {
   clock: () => Date;
   inference: InferenceService;
   webhooks: WebhooksService;
+  sso: SsoService;
   catalog: Catalog;
   stats: LiveStats;
   startedAt: number;
@@ -233,6 +239,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
+  await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );
@@ -249,6 +256,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(orgsRoutes({ orgs: deps.orgs }));
+  await app.register(ssoRoutes({ sso: deps.sso, orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
   await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
   await app.register(

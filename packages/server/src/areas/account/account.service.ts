@@ -7,6 +7,7 @@ import type { Db } from "../../db/database.js";
 import type { UserRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import type { MfaService } from "../mfa/mfa.service.js";
 import type { ProfileService } from "../profile/profile.service.js";
 import type { SocialIdentities } from "../profile/social-identities.js";
 import { claimHandle, claimableHandle } from "./handles.js";
@@ -30,6 +31,7 @@ export interface AccountServiceDeps {
   reauthWindowSeconds: number;
   profiles: ProfileService;
   identities: SocialIdentities;
+  mfa: MfaService;
 }
 
 /** Accounts: creation, and the identity and private context the API presents. */
@@ -39,6 +41,7 @@ export function createAccountService({
   reauthWindowSeconds,
   profiles,
   identities,
+  mfa,
 }: AccountServiceDeps) {
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await usersRepository.findById(db, userId);
@@ -138,13 +141,14 @@ export function createAccountService({
 
     /** The private account context of `GET /api/me`. */
     async me(principal: Principal): Promise<Me> {
-      const [user, memberships, counts, profile, reservations, linked] = await Promise.all([
+      const [user, memberships, counts, profile, reservations, linked, mfaStatus] = await Promise.all([
         requireUser(principal.userId),
         orgsRepository.membershipsOfUser(db, principal.userId),
         usersRepository.repositoryCounts(db, principal.userId),
         profiles.profile(principal.userId),
         usernameRepository.reservationsOf(db, principal.userId, clock().toISOString()),
         identities.list(principal.userId),
+        mfa.status(principal.userId),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const { credential } = principal;
@@ -160,7 +164,7 @@ export function createAccountService({
         emailVerified: user.email_verified === 1,
         isAdmin: user.is_admin === 1,
         createdAt: user.created_at,
-        mfa: { enabled: false },
+        mfa: mfaStatus,
         orgs: memberships.map((m) => ({
           id: m.id,
           type: "org",

@@ -33,14 +33,16 @@ export function authRoutes({
         schema: {
           operationId: "auth_login",
           tags: ["Account"],
-          summary: "Sign in with a handle or email and a password; sets an HttpOnly session cookie.",
+          summary:
+            "Sign in with a handle or email and a password (and `otp` when two-factor authentication is on); sets an HttpOnly session cookie.",
           body: LoginRequest,
           response: { 200: LoginResponse },
         },
         config: { access: "public" },
       },
       async (request, reply) => {
-        const session = await auth.login(request.body.username, request.body.password);
+        const { username, password, otp } = request.body;
+        const session = await auth.login(username, password, otp);
         reply.header("set-cookie", sessionCookie(session.secret, sessionTtlSeconds, secureCookies));
         return { name: session.handle, expiresAt: session.expiresAt };
       },
@@ -72,14 +74,19 @@ export function authRoutes({
         schema: {
           operationId: "auth_reauthenticate",
           tags: ["Account"],
-          summary: "Confirm your password so this credential may manage tokens for a few minutes.",
+          summary:
+            "Confirm your password (and `otp` when two-factor authentication is on) so this credential may make sensitive changes for a few minutes.",
           body: ReauthenticateRequest,
           response: { 200: ReauthenticateResponse },
         },
         config: { access: { action: "account:read" } },
       },
       async (request) => ({
-        reauthenticatedUntil: await auth.reauthenticate(principalOf(request), request.body.password),
+        reauthenticatedUntil: await auth.reauthenticate(
+          principalOf(request),
+          request.body.password,
+          request.body.otp,
+        ),
       }),
     );
   };

@@ -11,6 +11,7 @@ import { digestsEqual, hashSecret, randomBase62 } from "../../auth/secrets.js";
 import type { Db } from "../../db/database.js";
 import { HubError, unauthenticated } from "../../errors.js";
 import { usersRepository } from "../account/users.repository.js";
+import type { MfaService } from "../mfa/mfa.service.js";
 import type { TokensService } from "../tokens/tokens.service.js";
 import { sessionsRepository } from "./sessions.repository.js";
 
@@ -18,6 +19,8 @@ export interface AuthServiceDeps {
   db: Db;
   clock: () => Date;
   tokens: TokensService;
+  /** Asks for the second factor after a right password, when the account has it on. */
+  mfa: MfaService;
   sessionTtlSeconds: number;
   reauthWindowSeconds: number;
 }
@@ -29,6 +32,7 @@ export function createAuthService({
   db,
   clock,
   tokens,
+  mfa,
   sessionTtlSeconds,
   reauthWindowSeconds,
 }: AuthServiceDeps) {
@@ -43,8 +47,11 @@ export function createAuthService({
   }
 
   return {
-    /** Checks a handle-or-email and password; on success opens a session and returns its secret once. */
-    async login(login: string, password: string) {
+    /**
+     * Checks a handle-or-email and password, then the two-factor code when the
+     * account has it on; on success opens a session and returns its secret once.
+     */
+    async login(login: string, password: string, otp?: string) {
       const user = await usersRepository.findByLogin(db, login.trim());
       const valid = await verifyPassword(password, user?.password_hash ?? null);
       if (!user || !valid) {
@@ -54,6 +61,7 @@ export function createAuthService({
           "The user name or password is wrong; check both and try again.",
         );
       }
+      await mfa.verify(user.id, otp);
       await sessionsRepository.deleteExpired(db, clock().toISOString());
       const secret = randomBase62(SESSION_SECRET_LENGTH);
       const now = clock();
@@ -89,8 +97,11 @@ export function createAuthService({
       return row ? usableSession(row) : null;
     },
 
-    /** Marks the calling credential as recently reauthenticated once the password checks out. */
-    async reauthenticate(principal: Principal, password: string): Promise<string> {
+    /**
+     * Marks the calling credential as recently reauthenticated once the
+     * password (and the two-factor code, when it is on) checks out.
+     */
+    async reauthenticate(principal: Principal, password: string, otp?: string): Promise<string> {
       const user = await usersRepository.findById(db, principal.userId);
       if (!user || !(await verifyPassword(password, user.password_hash))) {
         throw unauthenticated(
@@ -98,6 +109,7 @@ export function createAuthService({
           "The password is wrong; reauthentication needs your account password.",
         );
       }
+      await mfa.verify(user.id, otp);
       const { credential } = principal;
       if (credential.type === "access_token") await tokens.markReauthenticated(credential.tokenId);
       else if (credential.type === "session") {

@@ -18,12 +18,24 @@ import type { DeviceService } from "./device.service.js";
 /** Binds the sign-in form to the browser before there is a session (login CSRF). */
 const CSRF_COOKIE = "hub_device_csrf";
 const USER_CODE_ERRORS = new Set(["unknown_user_code", "expired_user_code", "user_code_used"]);
+/** What the sign-in form says for errors whose API wording names request fields. */
+const SIGN_IN_MESSAGES: Record<string, string> = {
+  unauthenticated: "Sign in to continue.",
+  mfa_required:
+    "This account uses two-factor authentication: enter your password again with the code your authenticator app shows, or a recovery code.",
+};
 
 const UserCode = Type.String({ maxLength: 32 });
 const Csrf = Type.String({ maxLength: 128 });
 
 const SignInForm = Type.Object(
-  { ...LoginRequest.properties, csrf: Csrf, user_code: Type.Optional(UserCode) },
+  {
+    ...LoginRequest.properties,
+    // The field is on the form for everyone; those without two-factor authentication leave it empty.
+    otp: Type.Optional(Type.String({ maxLength: 64 })),
+    csrf: Csrf,
+    user_code: Type.Optional(UserCode),
+  },
   { additionalProperties: false },
 );
 const DecisionForm = Type.Object(
@@ -109,11 +121,7 @@ export function devicePageRoutes({
   /** Errors as pages: sign in again, retype the code, or a message. */
   function renderError(error: HubError, request: FastifyRequest, reply: FastifyReply) {
     if (error.status === 401) {
-      return signIn(
-        request,
-        reply,
-        error.code === "unauthenticated" ? "Sign in to continue." : error.message,
-      );
+      return signIn(request, reply, SIGN_IN_MESSAGES[error.code] ?? error.message);
     }
     if (USER_CODE_ERRORS.has(error.code) && request.principal) {
       return send(
@@ -168,7 +176,8 @@ export function devicePageRoutes({
       async (request, reply) => {
         const nonce = cookieValue(request.headers.cookie, CSRF_COOKIE);
         checkCsrf(nonce && `anonymous:${nonce}`, request.body.csrf);
-        const session = await auth.login(request.body.username, request.body.password);
+        const { username, password, otp } = request.body;
+        const session = await auth.login(username, password, otp?.trim() || undefined);
         reply.header("set-cookie", sessionCookie(session.secret, sessionTtlSeconds, secureCookies));
         const code = request.body.user_code?.trim();
         return reply.redirect(code ? `/device?user_code=${encodeURIComponent(code)}` : "/device", 303);

@@ -82,6 +82,7 @@ export const devicePage = {
 ${hidden("csrf", csrf)}${userCode ? hidden("user_code", userCode) : ""}
 <label>User name or email<input type="text" name="username" autocomplete="username" required autofocus></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
+<label>Two-factor code <span class="muted">(only if two-factor authentication is on: the 6-digit code your app shows, or a recovery code)</span><input type="text" name="otp" autocomplete="one-time-code" spellcheck="false" maxlength="64"></label>
 <button type="submit">Sign in</button>
 </form>`,
     );

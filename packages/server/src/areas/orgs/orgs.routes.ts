@@ -21,9 +21,26 @@ declare module "fastify" {
   }
 }
 
-function organizationOf(request: FastifyRequest): OrganizationRow {
+/** The organization a route's access declaration (`organizationAccess`) loaded. */
+export function organizationOf(request: FastifyRequest): OrganizationRow {
   if (!request.organization) throw new Error("The route declared no organization access.");
   return request.organization;
+}
+
+/**
+ * Access to the organization the path's `handle` names, loaded once and kept
+ * on the request. `ssoExempt` marks the routes members reach without an SSO
+ * sign-in (its SSO settings and sign-in, leaving).
+ */
+export function organizationAccess(orgs: OrgsService, action: Action, ssoExempt = false): Access {
+  return {
+    action,
+    resource: async (request) => {
+      const org = await orgs.find((request.params as { handle: string }).handle);
+      request.organization = org;
+      return { type: "organization", id: org.id, handle: org.handle, ...(ssoExempt ? { ssoExempt } : {}) };
+    },
+  };
 }
 
 const HandleParams = Type.Object({ handle: Type.String() });
@@ -32,15 +49,7 @@ const NoContent = { type: "null", description: "Done." } as const;
 
 /** Organizations: creation, the public summary, and membership managed by admins. */
 export function orgsRoutes({ orgs }: { orgs: OrgsService }): FastifyPluginAsyncTypebox {
-  /** Access to the organization a path names, loaded once and kept on the request. */
-  const orgAccess = (action: Action): Access => ({
-    action,
-    resource: async (request) => {
-      const org = await orgs.find((request.params as { handle: string }).handle);
-      request.organization = org;
-      return { type: "organization", id: org.id, handle: org.handle };
-    },
-  });
+  const orgAccess = (action: Action) => organizationAccess(orgs, action);
   const tags = ["Organizations"];
 
   return async (app) => {
@@ -158,11 +167,11 @@ export function orgsRoutes({ orgs }: { orgs: OrgsService }): FastifyPluginAsyncT
         schema: {
           operationId: "orgs_leave",
           tags,
-          summary: "Leave the organization. The last admin cannot leave.",
+          summary: "Leave the organization (no SSO sign-in needed). The last admin cannot leave.",
           params: HandleParams,
           response: { 204: NoContent, 409: ApiErrorRef },
         },
-        config: { access: orgAccess("org:read") },
+        config: { access: organizationAccess(orgs, "org:read", true) },
       },
       async (request, reply) => {
         await orgs.removeMember(organizationOf(request), principalOf(request).handle);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { GATE_MODES, type GateMode, type RepoInfo, type RepoSummary, type RepoType } from "@hub/api";
 import { ORG_ROLES, decide, type Owner, type Resource } from "../../auth/authorize.js";
+import { organizationFacts } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
@@ -11,6 +12,8 @@ import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from ".
 import { isHandle } from "../account/handles.js";
 import { gatingRepository } from "../gating/gating.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
+import { ssoRepository } from "../sso/sso.repository.js";
+import { ssoStanding } from "../sso/sso-standing.js";
 import type { RefUpdate, RepoEvents } from "../webhooks/events.js";
 import { reposRepository } from "./repos.repository.js";
 
@@ -95,19 +98,11 @@ export interface ReposServiceDeps {
 export function createReposService({ db, storage, events, clock, config }: ReposServiceDeps) {
   /** Whether the caller may read a repository, by the one authorization decision. */
   async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
-    const role =
-      principal && repo.owner.type === "org"
-        ? await orgsRepository.membershipRole(db, repo.owner.id, principal.userId)
-        : null;
-    const membershipRole = ORG_ROLES.find((r) => r === role) ?? null;
-    return decide({
-      principal,
-      action: "repo:read",
-      resource: repoResource(repo),
-      membershipRole,
-      now: clock(),
-      reauthWindowSeconds: 0,
-    }).allowed;
+    const resource = repoResource(repo);
+    const now = clock();
+    const facts = await organizationFacts(db, principal?.userId ?? null, resource, now, config.publicUrl);
+    return decide({ principal, action: "repo:read", resource, ...facts, now, reauthWindowSeconds: 0 })
+      .allowed;
   }
 
   const webUrl = (type: RepoType, fullName: string) => repoWebUrl(config.publicUrl, type, fullName);
@@ -255,8 +250,17 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         offset: number;
       },
     ): Promise<{ items: RepoListItem[]; next: number | null }> {
-      const memberships = principal ? await orgsRepository.membershipsOfUser(db, principal.userId) : [];
+      const [memberships, ssoRequired] = principal
+        ? await Promise.all([
+            orgsRepository.membershipsOfUser(db, principal.userId),
+            ssoRepository.requiredOfUser(db, principal.userId),
+          ])
+        : [[], []];
       const roles = new Map(memberships.map((m) => [m.id, m.role]));
+      const now = clock();
+      const sso = new Map(
+        ssoRequired.map((org) => [org.id, ssoStanding(org, org.handle, now, config.publicUrl)]),
+      );
       const sort =
         query.sort === "createdAt" ? "created_at" : query.sort === "id" ? "full_name" : "updated_at";
       const rows = await reposRepository.listVisible(db, {
@@ -287,7 +291,8 @@ export function createReposService({ db, storage, events, clock, config }: Repos
             action: "repo:read",
             resource: repoResource(repo),
             membershipRole: role,
-            now: clock(),
+            sso: sso.get(repo.owner.id) ?? null,
+            now,
             reauthWindowSeconds: 0,
           }).allowed;
         })

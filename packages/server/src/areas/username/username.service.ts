@@ -75,6 +75,7 @@ export function createUsernameService({
         action: "account:change-username",
         resource: { type: "account", userId: user.id },
         membershipRole: null,
+        sso: null,
         now: clock(),
         reauthWindowSeconds,
       });

@@ -9,7 +9,7 @@ import type { WebhooksConfig } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import type { WebhookDeliveryRow, WebhookRow } from "../../db/schema.js";
 import { signatureHeaders } from "./signing.js";
-import { TargetRefused, checkTargetUrl, guardedLookup } from "./target-guard.js";
+import { checkTargetUrl, guardedLookup, isTimeout, refusalIn } from "./target-guard.js";
 import { webhooksRepository } from "./webhooks.repository.js";
 
 /** How much of a receiver's answer a receipt keeps. */
@@ -27,25 +27,6 @@ interface AttemptResult {
   excerpt: string | null;
   error: string | null;
   retryAfterMs: number | null;
-}
-
-/** The guard's refusal behind an error, however deep the HTTP client wrapped it. */
-function refusalIn(err: unknown): TargetRefused | null {
-  for (let e = err as { cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e instanceof TargetRefused) return e;
-  }
-  return null;
-}
-
-function isTimeout(err: unknown): boolean {
-  const name = (err as Error).name;
-  const code = (err as { code?: string }).code;
-  return (
-    name === "TimeoutError" ||
-    code === "UND_ERR_HEADERS_TIMEOUT" ||
-    code === "UND_ERR_BODY_TIMEOUT" ||
-    code === "UND_ERR_CONNECT_TIMEOUT"
-  );
 }
 
 /** The first bytes of a body, then the rest is dropped. */

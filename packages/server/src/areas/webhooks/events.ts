@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { GateMode, WebhookDomain } from "@hub/api";
 import type { Logger } from "pino";
-import { ORG_ROLES, webhookMaySee } from "../../auth/authorize.js";
+import { webhookMaySee } from "../../auth/authorize.js";
+import { organizationFacts } from "../../auth/authorizer.js";
 import type { Db } from "../../db/database.js";
 import type { WebhookDeliveryRow, WebhookRow } from "../../db/schema.js";
 import { ZERO_OID, type RepoFiles } from "../../git/repo-files.js";
-import { orgsRepository } from "../orgs/orgs.repository.js";
 import { repoResource, repoWebUrl, type FoundRepo } from "../repos/repos.service.js";
 import { webhooksRepository } from "./webhooks.repository.js";
 
@@ -127,9 +127,15 @@ export function createRepoEvents(deps: {
   async function maySee(route: WebhookRow, repo: FoundRepo): Promise<boolean> {
     const resource = repoResource(repo);
     const needsRole = resource.private && route.owner_type === "user" && repo.owner.type === "org";
-    const role = needsRole ? await orgsRepository.membershipRole(db, repo.owner.id, route.owner_id) : null;
-    const membershipRole = ORG_ROLES.find((known) => known === role) ?? null;
-    return webhookMaySee({ type: route.owner_type, id: route.owner_id }, resource, membershipRole);
+    const facts = needsRole
+      ? await organizationFacts(db, route.owner_id, resource, clock(), publicUrl)
+      : { membershipRole: null, sso: null };
+    return webhookMaySee(
+      { type: route.owner_type, id: route.owner_id },
+      resource,
+      facts.membershipRole,
+      facts.sso,
+    );
   }
 
   async function publish(event: RepoEvent): Promise<void> {

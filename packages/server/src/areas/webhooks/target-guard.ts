@@ -66,6 +66,26 @@ export class TargetRefused extends Error {
   readonly code = "ETARGETREFUSED";
 }
 
+/** The refusal of the guard behind a failed request, however deep the HTTP client wrapped it. */
+export function refusalIn(err: unknown): TargetRefused | null {
+  for (let e = err as { cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e instanceof TargetRefused) return e;
+  }
+  return null;
+}
+
+/** Whether a request failed by running out of time (an abort signal or one of undici's timeouts). */
+export function isTimeout(err: unknown): boolean {
+  const name = (err as Error).name;
+  const code = (err as { code?: string }).code;
+  return (
+    name === "TimeoutError" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT"
+  );
+}
+
 const ALLOW_HINT = "the hub's operator can allow such targets with HUB_WEBHOOKS_ALLOW_PRIVATE=1";
 
 /**
@@ -104,9 +124,10 @@ type LookupCallback = (
  * A `lookup` for sockets that resolves the name and refuses it when any of
  * its addresses is not public. The socket connects to the address checked
  * here, so a name cannot resolve to a public address for the check and a
- * private one for the connection.
+ * private one for the connection. `allowHint` says how the operator allows
+ * such addresses for the feature at hand.
  */
-export function guardedLookup(allowPrivate: boolean) {
+export function guardedLookup(allowPrivate: boolean, allowHint = ALLOW_HINT) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
     dnsLookup(hostname, { all: true, family }, (err, addresses) => {
@@ -115,7 +136,7 @@ export function guardedLookup(allowPrivate: boolean) {
       if (refused) {
         return callback(
           new TargetRefused(
-            `${hostname} resolves to ${refused.address}, not a public address; ${ALLOW_HINT}.`,
+            `${hostname} resolves to ${refused.address}, not a public address; ${allowHint}.`,
           ),
           [],
         );

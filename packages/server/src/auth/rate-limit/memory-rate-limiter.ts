@@ -16,6 +16,11 @@ export function createMemoryRateLimiter(config: RateLimitConfig, now: () => numb
       counts.set(bucket, count);
       return stateOf(config, count, resetSeconds);
     },
+    async peek(bucket) {
+      const { index, resetSeconds } = windowAt(config, now());
+      const count = index === currentWindow ? (counts.get(bucket) ?? 0) : 0;
+      return stateOf(config, count, resetSeconds);
+    },
     async close() {},
   };
 }

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "../../test-support/hub-process.js";
+import pino from "pino";
 import { createMemoryRateLimiter } from "./memory-rate-limiter.js";
-import { rateLimitHeaders } from "./rate-limiter.js";
+import { rateLimitHeaders, type RateLimiter } from "./rate-limiter.js";
+import { createRedisRateLimiter } from "./redis-rate-limiter.js";
 
 const remainingOf = (response: Response) =>
   Number(/r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
@@ -59,5 +61,35 @@ describe("the in-memory limiter", () => {
     now += third.resetSeconds * 1000;
     const fresh = await limiter.hit("a");
     expect(fresh).toMatchObject({ allowed: true, remaining: 1 });
+  });
+});
+
+describe.each([
+  ["in memory", () => createMemoryRateLimiter({ limit: 3, windowSeconds: 3600 })],
+  [
+    "in Redis",
+    () =>
+      createRedisRateLimiter(
+        { limit: 3, windowSeconds: 3600 },
+        "redis://127.0.0.1:6379",
+        `hub-test-${randomBytes(4).toString("hex")}:`,
+        pino({ level: "silent" }),
+      ),
+  ],
+] as Array<[string, () => RateLimiter]>)("peeking at a bucket %s", (_where, create) => {
+  it("reads its state without counting (limits that count only failures)", async () => {
+    const limiter = create();
+    try {
+      expect(await limiter.peek("a")).toMatchObject({ remaining: 3, allowed: true });
+      await limiter.hit("a");
+      await limiter.hit("a");
+      expect(await limiter.peek("a")).toMatchObject({ remaining: 1, allowed: true });
+      expect(await limiter.peek("a")).toMatchObject({ remaining: 1, allowed: true });
+      expect(await limiter.peek("b")).toMatchObject({ remaining: 3 });
+      await limiter.hit("a");
+      expect(await limiter.peek("a")).toMatchObject({ remaining: 0 });
+    } finally {
+      await limiter.close();
+    }
   });
 });

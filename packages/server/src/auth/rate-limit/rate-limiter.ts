@@ -15,6 +15,8 @@ export interface RateLimitState {
  */
 export interface RateLimiter {
   hit(bucket: string): Promise<RateLimitState>;
+  /** The bucket's state without counting anything: for limits that count only failures. */
+  peek(bucket: string): Promise<RateLimitState>;
   close(): Promise<void>;
 }
 

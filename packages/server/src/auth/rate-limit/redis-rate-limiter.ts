@@ -29,20 +29,20 @@ export function createRedisRateLimiter(
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   redis.on("error", (err: Error) => logger.warn({ err: err.message }, "rate limiter cannot reach Redis"));
   redis.defineCommand("hubRateLimitHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+  /** Runs a count against the bucket's key in the current window; on a Redis failure, counts nothing. */
+  async function counted(bucket: string, count: (key: string) => Promise<number | string | null>) {
+    const { index, resetSeconds } = windowAt(config, Date.now());
+    try {
+      const value = await count(`${prefix}ratelimit:${index}:${bucket}`);
+      return stateOf(config, Number(value ?? 0), resetSeconds);
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, "rate limit not applied: Redis failed");
+      return stateOf(config, 0, resetSeconds);
+    }
+  }
   return {
-    async hit(bucket) {
-      const { index, resetSeconds } = windowAt(config, Date.now());
-      try {
-        const count = await redis.hubRateLimitHit(
-          `${prefix}ratelimit:${index}:${bucket}`,
-          config.windowSeconds * 1000 + 1000,
-        );
-        return stateOf(config, Number(count), resetSeconds);
-      } catch (err) {
-        logger.error({ err: (err as Error).message }, "rate limit not applied: Redis failed");
-        return stateOf(config, 0, resetSeconds);
-      }
-    },
+    hit: (bucket) => counted(bucket, (key) => redis.hubRateLimitHit(key, config.windowSeconds * 1000 + 1000)),
+    peek: (bucket) => counted(bucket, (key) => redis.get(key)),
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -15,6 +15,8 @@ import { socialIdentities } from "./0013-social-identities.js";
 import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
 import { repoGating } from "./0016-repo-gating.js";
+import { mfa } from "./0018-mfa.js";
+import { organizationSso } from "./0019-organization-sso.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -38,6 +40,8 @@ const migrations: Record<string, Migration> = {
   "0014-user-hardware": userHardware,
   "0015-content-preferences": contentPreferences,
   "0016-repo-gating": repoGating,
+  "0018-mfa": mfa,
+  "0019-organization-sso": organizationSso,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
