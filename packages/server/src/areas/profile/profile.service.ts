@@ -7,6 +7,7 @@ import { isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
+import { avatarUrlOf } from "./avatar-url.js";
 import type { AvatarStore } from "./avatar-store.js";
 import { usernameRepository } from "../username/username.repository.js";
 import { profileRepository } from "./profile.repository.js";
@@ -120,10 +121,9 @@ export function createProfileService({
     throw notFound(`No user is called "${handle}".`);
   }
 
-  /** Where the account's avatar is served; the version changes with the image, so caches refresh. */
+  /** Where the account's avatar is served. */
   function avatarUrl(handle: string, row: UserProfileRow | undefined): string {
-    const base = `${publicUrl}/api/users/${handle}/avatar`;
-    return row?.avatar_sha256 ? `${base}?v=${row.avatar_sha256.slice(0, 16)}` : base;
+    return avatarUrlOf(publicUrl, handle, row?.avatar_sha256);
   }
 
   function present(user: UserRow, row: UserProfileRow | undefined): Profile {
