@@ -40,6 +40,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0013-social-identities",
         "0014-user-hardware",
         "0015-content-preferences",
+        "0020-papers",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -57,6 +58,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "content_preferences",
           "account_activity",
           "recommendation_suppressions",
+          "papers",
+          "paper_submissions",
+          "paper_claims",
+          "paper_citations",
         ]),
       );
     } finally {

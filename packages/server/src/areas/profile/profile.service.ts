@@ -10,6 +10,7 @@ import { sniffImage } from "./avatar-image.js";
 import { avatarUrlOf } from "./avatar-url.js";
 import type { AvatarStore } from "./avatar-store.js";
 import { usernameRepository } from "../username/username.repository.js";
+import { shownPapersOf } from "../papers/paper-summaries.js";
 import { profileRepository } from "./profile.repository.js";
 import type { SocialIdentities } from "./social-identities.js";
 
@@ -206,11 +207,12 @@ export function createProfileService({
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships, shown] = await Promise.all([
+      const [row, counts, memberships, shown, papers] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
         identities.visible(user.id),
+        shownPapersOf(db, publicUrl, user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -231,6 +233,8 @@ export function createProfileService({
         numSpaces: count("space"),
         numMcps: count("mcp"),
         orgs: memberships.map((m) => ({ name: m.handle, fullname: m.fullname })),
+        numPapers: papers.length,
+        papers,
         createdAt: user.created_at,
       };
     },

@@ -14,6 +14,7 @@ import { handleReservations } from "./0012-handle-reservations.js";
 import { socialIdentities } from "./0013-social-identities.js";
 import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
+import { papers } from "./0020-papers.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   "0013-social-identities": socialIdentities,
   "0014-user-hardware": userHardware,
   "0015-content-preferences": contentPreferences,
+  "0020-papers": papers,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
