@@ -15,3 +15,4 @@ export * from "./hardware.js";
 export * from "./content-preferences.js";
 export * from "./mfa.js";
 export * from "./sso.js";
+export * from "./papers.js";

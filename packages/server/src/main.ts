@@ -45,7 +45,9 @@ import { createRouterServer } from "./router/router-server.js";
 import { createSessionAffinity } from "./router/session-affinity.js";
 import { createUsageWriter } from "./router/usage-writer.js";
 import { createDeliveryWorker } from "./areas/webhooks/delivery-worker.js";
-import { createRepoEvents } from "./areas/webhooks/events.js";
+import { combineRepoEvents, createRepoEvents } from "./areas/webhooks/events.js";
+import { createCardCitations } from "./areas/papers/card-citations.js";
+import { createPapersService } from "./areas/papers/papers.service.js";
 import { createWebhooksService } from "./areas/webhooks/webhooks.service.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -136,15 +138,18 @@ export async function createHub(
     userAgent: `Hub-Webhooks/${packageJson.version} (+${config.publicUrl})`,
     logger,
   });
-  const events = createRepoEvents({
-    db,
-    clock,
-    repoFiles,
-    publicUrl: config.publicUrl,
-    maxAttempts: config.webhooks.maxAttempts,
-    logger,
-    notify: deliveries.notify,
-  });
+  const events = combineRepoEvents(
+    createRepoEvents({
+      db,
+      clock,
+      repoFiles,
+      publicUrl: config.publicUrl,
+      maxAttempts: config.webhooks.maxAttempts,
+      logger,
+      notify: deliveries.notify,
+    }),
+    createCardCitations({ db, clock, repoFiles, logger }),
+  );
   const repos = createReposService({ db, storage, events, clock, config });
   const usernames = createUsernameService({
     db,
@@ -183,6 +188,7 @@ export async function createHub(
     repoFiles,
   });
   const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
+  const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -224,6 +230,7 @@ export async function createHub(
     usernames,
     hardware,
     preferences,
+    papers,
     orgs,
     keys,
     storage,

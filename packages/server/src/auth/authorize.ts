@@ -12,7 +12,8 @@ export type OrgRole = (typeof ORG_ROLES)[number];
  * account actions cover the caller's own identity, token management,
  * approving a device sign-in (RFC 8628), renaming the account and managing
  * its two-factor authentication; `settings:*` an owner's settings (the
- * caller's own, or an organization's).
+ * caller's own, or an organization's); `paper:edit` a paper record's
+ * metadata.
  */
 export type Action =
   | "account:read"
@@ -25,6 +26,7 @@ export type Action =
   | "org:admin"
   | "settings:read"
   | "settings:write"
+  | "paper:edit"
   | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
@@ -48,7 +50,9 @@ export type Resource =
       ssoExempt?: boolean;
     }
   | { type: "namespace"; owner: Owner }
-  | { type: "repository"; fullName: string; owner: Owner; private: boolean };
+  | { type: "repository"; fullName: string; owner: Owner; private: boolean }
+  /** `editors`: the accounts that claimed authorship, or while none has, the paper's submitter. */
+  | { type: "paper"; arxivId: string; editors: string[] };
 
 /**
  * A member's single sign-on with an organization that requires it: whether
@@ -142,6 +146,8 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
     case "organization":
       // Reading members needs membership; spending (Router bill-to) needs a role that creates things.
       return rank(membershipRole) >= rank(ORG_ACTION_ROLES[action] ?? "admin");
+    case "paper":
+      return resource.editors.includes(principal.userId);
     case "namespace":
       if (resource.owner.type === "user") return resource.owner.id === principal.userId;
       return rank(membershipRole) >= rank("contributor");
@@ -327,6 +333,28 @@ function decideByRole(input: DecisionInput): Decision {
     }
     if (!accountMay(input, principal)) {
       return deny(forbidden("forbidden", "Only the organization's admins manage its settings."));
+    }
+    return allow;
+  }
+
+  if (action === "paper:edit") {
+    if (!withinTokenBounds(credential, resource)) {
+      return deny(
+        forbidden("outside_token_bounds", "This token is bounded to other resources; it cannot edit papers."),
+      );
+    }
+    if (credential.type === "access_token" && (credential.scopes !== null || credential.role === "read")) {
+      return deny(
+        forbidden("insufficient_scope", "Editing a paper needs a write role token or a signed-in session."),
+      );
+    }
+    if (!accountMay(input, principal)) {
+      return deny(
+        forbidden(
+          "not_paper_editor",
+          "Only the accounts that claimed authorship of this paper edit it (its submitter, until one has); claim it with POST /api/me/papers.",
+        ),
+      );
     }
     return allow;
   }

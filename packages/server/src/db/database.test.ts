@@ -42,6 +42,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0015-content-preferences",
         "0018-mfa",
         "0019-organization-sso",
+        "0020-papers",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -64,6 +65,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "organization_sso",
           "sso_authorizations",
           "sso_logins",
+          "papers",
+          "paper_submissions",
+          "paper_claims",
+          "paper_citations",
         ]),
       );
     } finally {

@@ -13,6 +13,8 @@ import { usernameRoutes } from "../areas/username/username.routes.js";
 import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
 import { contentPreferencesRoutes } from "../areas/content-preferences/content-preferences.routes.js";
 import type { ContentPreferencesService } from "../areas/content-preferences/content-preferences.service.js";
+import { papersRoutes } from "../areas/papers/papers.routes.js";
+import type { PapersService } from "../areas/papers/papers.service.js";
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import { mfaRoutes } from "../areas/mfa/mfa.routes.js";
 import type { MfaService } from "../areas/mfa/mfa.service.js";
@@ -73,6 +75,7 @@ export interface AppDeps {
   usernames: UsernameService;
   hardware: HardwareService;
   preferences: ContentPreferencesService;
+  papers: PapersService;
   auth: AuthService;
   mfa: MfaService;
   tokens: TokensService;
@@ -236,6 +239,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
+  await app.register(papersRoutes({ papers: deps.papers }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

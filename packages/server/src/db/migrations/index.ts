@@ -16,6 +16,7 @@ import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
 import { mfa } from "./0018-mfa.js";
 import { organizationSso } from "./0019-organization-sso.js";
+import { papers } from "./0020-papers.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   "0015-content-preferences": contentPreferences,
   "0018-mfa": mfa,
   "0019-organization-sso": organizationSso,
+  "0020-papers": papers,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
