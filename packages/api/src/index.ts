@@ -16,3 +16,4 @@ export * from "./content-preferences.js";
 export * from "./gating.js";
 export * from "./mfa.js";
 export * from "./sso.js";
+export * from "./papers.js";

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { PaperSummary } from "./papers.js";
 
 /** Text on one line: no control characters. */
 const LINE = "^[^\\u0000-\\u001f\\u007f]*$";
@@ -163,6 +164,10 @@ export const UserOverview = Type.Object(
     numSpaces: Type.Integer({ minimum: 0 }),
     numMcps: Type.Integer({ minimum: 0 }),
     orgs: Type.Array(Type.Object({ name: Type.String(), fullname: Type.String() })),
+    numPapers: Type.Integer({ minimum: 0, description: "Papers whose authorship the user shows." }),
+    papers: Type.Array(PaperSummary, {
+      description: "The papers the user claimed authorship of and chose to show, newest claim first.",
+    }),
     createdAt: Type.String({ format: "date-time" }),
   },
   { title: "UserOverview" },

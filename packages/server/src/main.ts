@@ -46,7 +46,9 @@ import { createRouterServer } from "./router/router-server.js";
 import { createSessionAffinity } from "./router/session-affinity.js";
 import { createUsageWriter } from "./router/usage-writer.js";
 import { createDeliveryWorker } from "./areas/webhooks/delivery-worker.js";
-import { createRepoEvents } from "./areas/webhooks/events.js";
+import { combineRepoEvents, createRepoEvents } from "./areas/webhooks/events.js";
+import { createCardCitations } from "./areas/papers/card-citations.js";
+import { createPapersService } from "./areas/papers/papers.service.js";
 import { createWebhooksService } from "./areas/webhooks/webhooks.service.js";
 
 const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -137,15 +139,18 @@ export async function createHub(
     userAgent: `Hub-Webhooks/${packageJson.version} (+${config.publicUrl})`,
     logger,
   });
-  const events = createRepoEvents({
-    db,
-    clock,
-    repoFiles,
-    publicUrl: config.publicUrl,
-    maxAttempts: config.webhooks.maxAttempts,
-    logger,
-    notify: deliveries.notify,
-  });
+  const events = combineRepoEvents(
+    createRepoEvents({
+      db,
+      clock,
+      repoFiles,
+      publicUrl: config.publicUrl,
+      maxAttempts: config.webhooks.maxAttempts,
+      logger,
+      notify: deliveries.notify,
+    }),
+    createCardCitations({ db, clock, repoFiles, logger }),
+  );
   const repos = createReposService({ db, storage, events, clock, config });
   const usernames = createUsernameService({
     db,
@@ -185,6 +190,7 @@ export async function createHub(
   });
   const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
   const gating = createGatingService({ db, clock, repos, authorize });
+  const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -227,6 +233,7 @@ export async function createHub(
     hardware,
     preferences,
     gating,
+    papers,
     orgs,
     keys,
     storage,

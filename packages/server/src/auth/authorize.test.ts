@@ -818,3 +818,30 @@ describe("decide: gated repositories guard downloads, not metadata", () => {
     expect(scopeless.allowed ? null : scopeless.error.code).toBe("insufficient_scope");
   });
 });
+
+describe("decide: editing a paper's metadata", () => {
+  const paper = (editors: string[]): Resource => ({ type: "paper", arxivId: "2106.09685", editors });
+  const cases: Array<[string, Principal | null, Resource, number]> = [
+    ["anonymous", null, paper([ALICE]), 401],
+    ["an editor with a write token", principal(token()), paper([ALICE]), 200],
+    ["an editor with a session", principal(session), paper(["user-bob", ALICE]), 200],
+    ["an editor with a read token", principal(token({ role: "read" })), paper([ALICE]), 403],
+    [
+      "an editor with a fine-grained token",
+      principal(token({ role: null, scopes: [...SCOPES] })),
+      paper([ALICE]),
+      403,
+    ],
+    [
+      "an editor with an organization-bounded token",
+      principal(token({ organizationId: ACME.id })),
+      paper([ALICE]),
+      403,
+    ],
+    ["someone who is not an editor", principal(session), paper(["user-bob"]), 403],
+    ["anyone, when the paper has no editor", principal(session), paper([]), 403],
+  ];
+  it.each(cases)("%s: %i", (_name, p, resource, status) => {
+    expect(check(p, "paper:edit", resource)).toBe(status);
+  });
+});

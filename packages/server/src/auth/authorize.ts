@@ -12,9 +12,9 @@ export type OrgRole = (typeof ORG_ROLES)[number];
  * account actions cover the caller's own identity, token management,
  * approving a device sign-in (RFC 8628), renaming the account and managing
  * its two-factor authentication; `settings:*` an owner's settings (the
- * caller's own, or an organization's); `repo:download` reading a
- * repository's files (what gating guards, beyond `repo:read`'s metadata) and
- * `repo:request-access` asking for that.
+ * caller's own, or an organization's); `paper:edit` a paper record's
+ * metadata; `repo:download` reading a repository's files (what gating guards,
+ * beyond `repo:read`'s metadata) and `repo:request-access` asking for that.
  */
 export type Action =
   | "account:read"
@@ -29,6 +29,7 @@ export type Action =
   | "settings:write"
   | "repo:download"
   | "repo:request-access"
+  | "paper:edit"
   | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
@@ -60,7 +61,9 @@ export type Resource =
       owner: Owner;
       private: boolean;
       gated: GateMode | false;
-    };
+    }
+  /** `editors`: the accounts that claimed authorship, or while none has, the paper's submitter. */
+  | { type: "paper"; arxivId: string; editors: string[] };
 
 /**
  * A member's single sign-on with an organization that requires it: whether
@@ -175,6 +178,8 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
     case "organization":
       // Reading members needs membership; spending (Router bill-to) needs a role that creates things.
       return rank(membershipRole) >= rank(ORG_ACTION_ROLES[action] ?? "admin");
+    case "paper":
+      return resource.editors.includes(principal.userId);
     case "namespace":
       if (resource.owner.type === "user") return resource.owner.id === principal.userId;
       return rank(membershipRole) >= rank("contributor");
@@ -399,6 +404,28 @@ function decideByRole(input: DecisionInput): Decision {
     }
     if (!accountMay(input, principal)) {
       return deny(forbidden("forbidden", "Only the organization's admins manage its settings."));
+    }
+    return allow;
+  }
+
+  if (action === "paper:edit") {
+    if (!withinTokenBounds(credential, resource)) {
+      return deny(
+        forbidden("outside_token_bounds", "This token is bounded to other resources; it cannot edit papers."),
+      );
+    }
+    if (credential.type === "access_token" && (credential.scopes !== null || credential.role === "read")) {
+      return deny(
+        forbidden("insufficient_scope", "Editing a paper needs a write role token or a signed-in session."),
+      );
+    }
+    if (!accountMay(input, principal)) {
+      return deny(
+        forbidden(
+          "not_paper_editor",
+          "Only the accounts that claimed authorship of this paper edit it (its submitter, until one has); claim it with POST /api/me/papers.",
+        ),
+      );
     }
     return allow;
   }

@@ -43,6 +43,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0016-repo-gating",
         "0018-mfa",
         "0019-organization-sso",
+        "0020-papers",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -66,6 +67,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "organization_sso",
           "sso_authorizations",
           "sso_logins",
+          "papers",
+          "paper_submissions",
+          "paper_claims",
+          "paper_citations",
         ]),
       );
     } finally {

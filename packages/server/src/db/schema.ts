@@ -104,6 +104,43 @@ export interface RecommendationSuppressionRow {
   created_at: string;
 }
 
+/** An arXiv paper; `arxiv_id` is normalised and versionless, `authors` a JSON list of names, `published_at` a day. */
+export interface PaperRow {
+  arxiv_id: string;
+  version: number | null;
+  title: string;
+  authors: string;
+  summary: string;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaperSubmissionRow {
+  id: string;
+  user_id: string;
+  arxiv_id: string;
+  created_at: string;
+}
+
+/** An account's claim to be the author `author_name` of a paper; `visible` is 0 or 1. */
+export interface PaperClaimRow {
+  id: string;
+  user_id: string;
+  arxiv_id: string;
+  author_name: string;
+  visible: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A repository whose README on the default branch cites the paper. */
+export interface PaperCitationRow {
+  arxiv_id: string;
+  repository_id: string;
+  created_at: string;
+}
+
 export interface OrganizationRow {
   id: string;
   handle: string;
@@ -383,6 +420,10 @@ export interface Database {
   user_mfa_recovery_codes: UserMfaRecoveryCodeRow;
   account_activity: AccountActivityRow;
   recommendation_suppressions: RecommendationSuppressionRow;
+  papers: PaperRow;
+  paper_submissions: PaperSubmissionRow;
+  paper_claims: PaperClaimRow;
+  paper_citations: PaperCitationRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   organization_sso: OrganizationSsoRow;

@@ -13,6 +13,8 @@ import { usernameRoutes } from "../areas/username/username.routes.js";
 import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
 import { contentPreferencesRoutes } from "../areas/content-preferences/content-preferences.routes.js";
 import type { ContentPreferencesService } from "../areas/content-preferences/content-preferences.service.js";
+import { papersRoutes } from "../areas/papers/papers.routes.js";
+import type { PapersService } from "../areas/papers/papers.service.js";
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import { gatingRoutes } from "../areas/gating/gating.routes.js";
 import type { GatingService } from "../areas/gating/gating.service.js";
@@ -76,6 +78,7 @@ export interface AppDeps {
   hardware: HardwareService;
   preferences: ContentPreferencesService;
   gating: GatingService;
+  papers: PapersService;
   auth: AuthService;
   mfa: MfaService;
   tokens: TokensService;
@@ -240,6 +243,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
+  await app.register(papersRoutes({ papers: deps.papers }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

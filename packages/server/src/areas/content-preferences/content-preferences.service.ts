@@ -19,7 +19,7 @@ import type { RepoStorage } from "../../git/repo-storage.js";
 import { reposRepository } from "../repos/repos.repository.js";
 import { repoResource, type FoundRepo, type ReposService } from "../repos/repos.service.js";
 import { contentPreferencesRepository } from "./content-preferences.repository.js";
-import { readmeTags } from "./readme-tags.js";
+import { readmeAt, readmeTags } from "./readme-tags.js";
 
 /** How many of the most recent repositories interests are learned from. */
 const LEARN_FROM = 200;
@@ -65,10 +65,8 @@ export function createContentPreferencesService({
   /** The card tags of a repository's default branch. */
   async function tagsOf(repo: FoundRepo): Promise<string[]> {
     const commit = await storage.resolveRef(repo.row.id, repo.row.default_branch);
-    if (!commit) return [];
-    const [readme] = await repoFiles.pathsInfo(repo.row.id, commit, ["README.md"]);
-    if (!readme || readme.type !== "file" || readme.size > 1024 * 1024) return [];
-    return readmeTags((await repoFiles.readBlob(repo.row.id, readme.oid)).toString("utf8"));
+    const readme = commit ? await readmeAt(repoFiles, repo.row.id, commit) : null;
+    return readme === null ? [] : readmeTags(readme);
   }
 
   async function learned(principal: Principal, hidden: Set<string>): Promise<LearnedInterest[]> {

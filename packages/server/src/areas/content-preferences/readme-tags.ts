@@ -1,7 +1,21 @@
 import { parse } from "yaml";
+import type { RepoFiles } from "../../git/repo-files.js";
 
 const TAG = /^[A-Za-z0-9][A-Za-z0-9:._/+-]{0,99}$/;
 const MAX_TAGS = 50;
+/** A README larger than this is not read as a card. */
+const MAX_README_BYTES = 1024 * 1024;
+
+/** The text of the repository's README.md at a commit; null when it has none (or one too large to be a card). */
+export async function readmeAt(
+  repoFiles: RepoFiles,
+  repositoryId: string,
+  commit: string,
+): Promise<string | null> {
+  const [readme] = await repoFiles.pathsInfo(repositoryId, commit, ["README.md"]);
+  if (!readme || readme.type !== "file" || readme.size > MAX_README_BYTES) return null;
+  return (await repoFiles.readBlob(repositoryId, readme.oid)).toString("utf8");
+}
 
 /**
  * The `tags:` of a model or dataset card's YAML front matter (the block

@@ -7,8 +7,10 @@ import { isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
+import { avatarUrlOf } from "./avatar-url.js";
 import type { AvatarStore } from "./avatar-store.js";
 import { usernameRepository } from "../username/username.repository.js";
+import { shownPapersOf } from "../papers/paper-summaries.js";
 import { profileRepository } from "./profile.repository.js";
 import type { SocialIdentities } from "./social-identities.js";
 
@@ -120,10 +122,9 @@ export function createProfileService({
     throw notFound(`No user is called "${handle}".`);
   }
 
-  /** Where the account's avatar is served; the version changes with the image, so caches refresh. */
+  /** Where the account's avatar is served. */
   function avatarUrl(handle: string, row: UserProfileRow | undefined): string {
-    const base = `${publicUrl}/api/users/${handle}/avatar`;
-    return row?.avatar_sha256 ? `${base}?v=${row.avatar_sha256.slice(0, 16)}` : base;
+    return avatarUrlOf(publicUrl, handle, row?.avatar_sha256);
   }
 
   function present(user: UserRow, row: UserProfileRow | undefined): Profile {
@@ -206,11 +207,12 @@ export function createProfileService({
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships, shown] = await Promise.all([
+      const [row, counts, memberships, shown, papers] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
         identities.visible(user.id),
+        shownPapersOf(db, publicUrl, user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -231,6 +233,8 @@ export function createProfileService({
         numSpaces: count("space"),
         numMcps: count("mcp"),
         orgs: memberships.map((m) => ({ name: m.handle, fullname: m.fullname })),
+        numPapers: papers.length,
+        papers,
         createdAt: user.created_at,
       };
     },

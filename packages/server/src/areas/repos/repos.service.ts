@@ -109,6 +109,20 @@ export function createReposService({ db, storage, events, clock, config }: Repos
 
   return {
     webUrl,
+    mayRead,
+
+    /** The repository as a list entry. */
+    listItem(repo: FoundRepo): RepoListItem {
+      return {
+        _id: repo.row.id,
+        id: repo.fullName,
+        author: repo.owner.handle,
+        private: repo.row.private === 1,
+        gated: gateModeOf(repo.row),
+        createdAt: repo.row.created_at,
+        lastModified: repo.row.updated_at || repo.row.created_at,
+      };
+    },
 
     /** The repository, or null when it does not exist (or the names could not name one). Says nothing about access. */
     async find(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
@@ -296,15 +310,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
             reauthWindowSeconds: 0,
           }).allowed;
         })
-        .map((repo) => ({
-          _id: repo.row.id,
-          id: repo.fullName,
-          author: repo.owner.handle,
-          private: repo.row.private === 1,
-          gated: gateModeOf(repo.row),
-          createdAt: repo.row.created_at,
-          lastModified: repo.row.updated_at || repo.row.created_at,
-        }));
+        .map((repo) => this.listItem(repo));
       return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
     },
 

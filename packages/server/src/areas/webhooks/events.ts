@@ -37,9 +37,18 @@ export type RepoEvent =
     })
   | (EventBase & { scope: "repo.content"; action: "update"; updatedRefs: RefUpdate[] });
 
-/** Where areas report repository events; webhooks turn them into deliveries. */
+/** Where areas report repository events; webhooks turn them into deliveries, papers index card citations. */
 export interface RepoEvents {
   publish(event: RepoEvent): Promise<void>;
+}
+
+/** Several listeners heard as one, each in turn; each handles its own failures. */
+export function combineRepoEvents(...listeners: RepoEvents[]): RepoEvents {
+  return {
+    async publish(event) {
+      for (const listener of listeners) await listener.publish(event);
+    },
+  };
 }
 
 const CHANGE_NAMES: Record<string, "added" | "modified" | "removed"> = { A: "added", D: "removed" };

@@ -17,6 +17,7 @@ import { contentPreferences } from "./0015-content-preferences.js";
 import { repoGating } from "./0016-repo-gating.js";
 import { mfa } from "./0018-mfa.js";
 import { organizationSso } from "./0019-organization-sso.js";
+import { papers } from "./0020-papers.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "0016-repo-gating": repoGating,
   "0018-mfa": mfa,
   "0019-organization-sso": organizationSso,
+  "0020-papers": papers,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
