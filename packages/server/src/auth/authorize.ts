@@ -269,7 +269,7 @@ function gatedRepo(resource: RepositoryResource, request: AccessRequestStatus | 
  * the account may do without its membership (public repositories, a gated one
  * it was accepted to) does not, nor the routes that repair or obtain one.
  */
-function ssoGate(input: DecisionInput, principal: Principal): Decision | null {
+function ssoGate(input: DecisionInput): Decision | null {
   const { sso, resource } = input;
   if (!sso || sso.state === "valid") return null;
   if (resource.type === "organization" && resource.ssoExempt) return null;
@@ -293,7 +293,7 @@ function ssoGate(input: DecisionInput, principal: Principal): Decision | null {
 export function decide(input: DecisionInput): Decision {
   const decision = decideByRole(input);
   if (!decision.allowed || !input.principal) return decision;
-  return ssoGate(input, input.principal) ?? decision;
+  return ssoGate(input) ?? decision;
 }
 
 /** The decision from the credential, the membership role and the resource, before single sign-on. */
