@@ -13,3 +13,4 @@ export * from "./device.js";
 export * from "./profile.js";
 export * from "./hardware.js";
 export * from "./content-preferences.js";
+export * from "./billing.js";

@@ -12,6 +12,7 @@ import { createSocialIdentities } from "./areas/profile/social-identities.js";
 import { createUsernameService } from "./areas/username/username.service.js";
 import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
+import { createBillingService } from "./areas/billing/billing.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -162,6 +163,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     catalog,
     sealer: createSealer(serverKey, "provider-keys"),
   });
+  const billing = createBillingService({ db, clock, inference });
   return {
     db,
     logger,
@@ -187,6 +189,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     catalog,
     stats,
     inference,
+    billing,
     webhooks,
     deliveries,
     startedAt: Date.now(),

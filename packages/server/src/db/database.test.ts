@@ -40,6 +40,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0013-social-identities",
         "0014-user-hardware",
         "0015-content-preferences",
+        "0017-billing-accounts",
+        "0017-deleted-handle-reservations",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -57,6 +59,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "content_preferences",
           "account_activity",
           "recommendation_suppressions",
+          "billing_accounts",
+          "payment_methods",
         ]),
       );
     } finally {

@@ -28,10 +28,13 @@ export interface UserProfileRow {
   updated_at: string;
 }
 
-/** A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed. */
+/**
+ * A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed.
+ * `user_id` is null once the account (or organization) that held it was deleted: then nobody may take it.
+ */
 export interface HandleReservationRow {
   handle: string;
-  user_id: string;
+  user_id: string | null;
   reserved_until: string;
   created_at: string;
 }
@@ -79,6 +82,27 @@ export interface RecommendationSuppressionRow {
   kind: string;
   value: string;
   created_at: string;
+}
+
+/** The account's plan, once the operator set one. */
+export interface BillingAccountRow {
+  user_id: string;
+  plan: string;
+  updated_at: string;
+}
+
+/** The payment method on file, masked: never a card number. */
+export interface PaymentMethodRow {
+  user_id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  holder: string | null;
+  billing_email: string | null;
+  country: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface OrganizationRow {
@@ -311,6 +335,8 @@ export interface Database {
   content_preferences: ContentPreferencesRow;
   account_activity: AccountActivityRow;
   recommendation_suppressions: RecommendationSuppressionRow;
+  billing_accounts: BillingAccountRow;
+  payment_methods: PaymentMethodRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   repositories: RepositoryRow;

@@ -14,6 +14,8 @@ import { hardwareRoutes } from "../areas/hardware/hardware.routes.js";
 import { contentPreferencesRoutes } from "../areas/content-preferences/content-preferences.routes.js";
 import type { ContentPreferencesService } from "../areas/content-preferences/content-preferences.service.js";
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
+import { billingRoutes } from "../areas/billing/billing.routes.js";
+import type { BillingService } from "../areas/billing/billing.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -85,6 +87,7 @@ export interface AppDeps {
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
   inference: InferenceService;
+  billing: BillingService;
   webhooks: WebhooksService;
   catalog: Catalog;
   stats: LiveStats;
@@ -229,6 +232,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(usernameRoutes({ usernames: deps.usernames }));
   await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
+  await app.register(billingRoutes({ billing: deps.billing }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

@@ -5,6 +5,7 @@ import type { UserProfileRow, UserRow } from "../../db/schema.js";
 import { HubError, badRequest, notFound } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
+import { billingRepository } from "../billing/billing.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
 import type { AvatarStore } from "./avatar-store.js";
@@ -206,11 +207,12 @@ export function createProfileService({
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships, shown] = await Promise.all([
+      const [row, counts, memberships, shown, plan] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
         identities.visible(user.id),
+        billingRepository.plan(db, user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -220,7 +222,7 @@ export function createProfileService({
         user: user.handle,
         fullname: user.fullname,
         avatarUrl: profile.avatarUrl,
-        isPro: false,
+        isPro: plan === "pro",
         details: profile.bio,
         website: profile.website,
         location: profile.location,

@@ -14,6 +14,8 @@ import { handleReservations } from "./0012-handle-reservations.js";
 import { socialIdentities } from "./0013-social-identities.js";
 import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
+import { billingAccounts } from "./0017-billing-accounts.js";
+import { deletedHandleReservations } from "./0017-deleted-handle-reservations.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -36,6 +38,8 @@ const migrations: Record<string, Migration> = {
   "0013-social-identities": socialIdentities,
   "0014-user-hardware": userHardware,
   "0015-content-preferences": contentPreferences,
+  "0017-billing-accounts": billingAccounts,
+  "0017-deleted-handle-reservations": deletedHandleReservations,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
