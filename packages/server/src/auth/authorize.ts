@@ -10,7 +10,7 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management and
- * approving a device sign-in (RFC 8628) and renaming the account;
+ * approving a device sign-in (RFC 8628), renaming and deleting the account;
  * `settings:*` an owner's settings (the caller's own, or an organization's).
  */
 export type Action =
@@ -19,6 +19,7 @@ export type Action =
   | "account:revoke-token"
   | "account:approve-device"
   | "account:change-username"
+  | "account:delete"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -87,6 +88,12 @@ function ownerOrgId(resource: Resource): string | null {
   }
   return null;
 }
+
+/** How the messages of the actions that change the whole account name them. */
+const ACCOUNT_CHANGES = {
+  "account:change-username": { verb: "rename", doing: "Changing the username" },
+  "account:delete": { verb: "delete", doing: "Deleting the account" },
+} as const;
 
 const ORG_ACTION_ROLES: Partial<Record<Action, OrgRole>> = {
   "org:read": "read",
@@ -201,15 +208,17 @@ export function decide(input: DecisionInput): Decision {
         ),
       );
     }
-    case "account:change-username": {
-      // A rename moves every repository of the account: the person, freshly reauthenticated, with a strong credential.
+    case "account:change-username":
+    case "account:delete": {
+      // Both touch every repository of the account: the person, freshly reauthenticated, with a strong credential.
+      const { verb, doing } = ACCOUNT_CHANGES[action];
       if (!accountMay(input, principal))
-        return deny(forbidden("forbidden", "You may only rename your own account."));
+        return deny(forbidden("forbidden", `You may only ${verb} your own account.`));
       if (!withinTokenBounds(credential, resource)) {
         return deny(
           forbidden(
             "outside_token_bounds",
-            "This token is bounded to an organization; it cannot rename the account.",
+            `This token is bounded to an organization; it cannot ${verb} the account.`,
           ),
         );
       }
@@ -217,10 +226,7 @@ export function decide(input: DecisionInput): Decision {
         credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
       if (weak) {
         return deny(
-          forbidden(
-            "insufficient_scope",
-            "Changing the username needs a write role token or a signed-in session.",
-          ),
+          forbidden("insufficient_scope", `${doing} needs a write role token or a signed-in session.`),
         );
       }
       if (!recentlyReauthenticated(input, credential)) {
@@ -228,7 +234,7 @@ export function decide(input: DecisionInput): Decision {
           new HubError(
             401,
             "reauthentication_required",
-            "Changing the username needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within " +
+            `${doing} needs recent reauthentication: POST your password to /api/auth/reauthenticate with this credential, then retry within ` +
               `${Math.round(input.reauthWindowSeconds / 60)} minutes.`,
           ),
         );
