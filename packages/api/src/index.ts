@@ -14,3 +14,4 @@ export * from "./profile.js";
 export * from "./hardware.js";
 export * from "./content-preferences.js";
 export * from "./billing.js";
+export * from "./account-deletion.js";

@@ -13,6 +13,7 @@ import { createUsernameService } from "./areas/username/username.service.js";
 import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/hardware.service.js";
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createBillingService } from "./areas/billing/billing.service.js";
+import { createAccountDeletionService } from "./areas/account-deletion/account-deletion.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createCommitSignatures } from "./areas/keys/commit-signatures.js";
@@ -164,6 +165,19 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     sealer: createSealer(serverKey, "provider-keys"),
   });
   const billing = createBillingService({ db, clock, inference });
+  const deletion = createAccountDeletionService({
+    db,
+    dialect: config.database.dialect,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    reservationDays: config.account.usernameReservationDays,
+    storage,
+    objectStore,
+    profiles,
+    inference,
+    events,
+    logger,
+  });
   return {
     db,
     logger,
@@ -190,6 +204,7 @@ export async function createHub(config: Readonly<Config>, logger: Logger) {
     stats,
     inference,
     billing,
+    deletion,
     webhooks,
     deliveries,
     startedAt: Date.now(),

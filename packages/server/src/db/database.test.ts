@@ -133,6 +133,37 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     }
   });
 
+  it("keep handle reservations when they outlive accounts, and clear the account of a deleted one", async () => {
+    const database = await createTestDatabase(dialect);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
+    const db = openDatabase(config);
+    try {
+      await new Migrator({ db, provider: migrationProvider }).migrateTo("0015-content-preferences");
+      const at = new Date().toISOString();
+      await sql`insert into users (id, handle, email, fullname, created_at) values ('u1', 'alicia', 'a@example.com', 'A', ${at})`.execute(
+        db,
+      );
+      await sql`insert into handle_reservations (handle, user_id, reserved_until, created_at) values ('alice', 'u1', '2100-01-01T00:00:00.000Z', ${at})`.execute(
+        db,
+      );
+      await migrateToLatest(db, config);
+      const kept = await db.selectFrom("handle_reservations").selectAll().execute();
+      expect(kept).toEqual([
+        { handle: "alice", user_id: "u1", reserved_until: "2100-01-01T00:00:00.000Z", created_at: at },
+      ]);
+      await db.deleteFrom("users").where("id", "=", "u1").execute();
+      const orphaned = await db.selectFrom("handle_reservations").select(["handle", "user_id"]).execute();
+      expect(orphaned).toEqual([{ handle: "alice", user_id: null }]);
+    } finally {
+      await db.destroy();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("let two processes migrate one fresh database at the same time", async () => {
     const database = await createTestDatabase(dialect);
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));

@@ -16,6 +16,8 @@ import type { ContentPreferencesService } from "../areas/content-preferences/con
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import { billingRoutes } from "../areas/billing/billing.routes.js";
 import type { BillingService } from "../areas/billing/billing.service.js";
+import { accountDeletionRoutes } from "../areas/account-deletion/account-deletion.routes.js";
+import type { AccountDeletionService } from "../areas/account-deletion/account-deletion.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -88,6 +90,7 @@ export interface AppDeps {
   clock: () => Date;
   inference: InferenceService;
   billing: BillingService;
+  deletion: AccountDeletionService;
   webhooks: WebhooksService;
   catalog: Catalog;
   stats: LiveStats;
@@ -233,6 +236,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(billingRoutes({ billing: deps.billing }));
+  await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

@@ -145,6 +145,18 @@ export const inferenceRepository = {
       .limit(limit)
       .execute(),
 
+  /** Ledger rows billed to the owner. */
+  usageCount: async (db: DbOrTx, ownerId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom("inference_usage")
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .where("owner_id", "=", ownerId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
   /** Ledger rows a user made on the accounts of owners other than these (organizations). */
   usageByUserElsewhere: async (db: DbOrTx, userId: string, ownerIds: string[]) =>
     Number(

@@ -164,6 +164,9 @@ export function createProfileService({
   return {
     avatarUrl,
 
+    /** Drops an avatar file once no account shows it (after an account that did was deleted). */
+    collectAvatar: collect,
+
     /** The caller's editable profile. */
     async profile(userId: string): Promise<Profile> {
       const user = await requireUser(userId);
