@@ -336,3 +336,24 @@ export function decide(input: DecisionInput): Decision {
   }
   return allow;
 }
+
+/**
+ * Whether the caller's own-account action would be refused only for want of a
+ * recent reauthentication: previews (rename, deletion) say so in advance.
+ */
+export function awaitsReauthentication(
+  principal: Principal,
+  action: Action,
+  now: Date,
+  reauthWindowSeconds: number,
+): boolean {
+  const decision = decide({
+    principal,
+    action,
+    resource: { type: "account", userId: principal.userId },
+    membershipRole: null,
+    now,
+    reauthWindowSeconds,
+  });
+  return !decision.allowed && decision.error.code === "reauthentication_required";
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AccountDeletion, AccountDeletionBlocker, AccountDeletionPreview, RepoType } from "@hub/api";
 import type { Logger } from "pino";
-import { decide } from "../../auth/authorize.js";
+import { awaitsReauthentication } from "../../auth/authorize.js";
 import type { Principal } from "../../auth/credential.js";
 import type { DatabaseConfig } from "../../config.js";
 import type { Db, DbOrTx } from "../../db/database.js";
@@ -168,20 +168,17 @@ export function createAccountDeletionService(deps: AccountDeletionDeps) {
         const rows = await repo.rowsReferencing(db, reference.table, reference.column, user.id);
         if (rows > 0) records.push({ table: reference.table, rows });
       }
-      const decision = decide({
-        principal,
-        action: "account:delete",
-        resource: { type: "account", userId: user.id },
-        membershipRole: null,
-        now: clock(),
-        reauthWindowSeconds: deps.reauthWindowSeconds,
-      });
       return {
         name: user.handle,
         deletable: plan.blockers.length === 0,
         blockers: plan.blockers,
         confirm: user.handle,
-        reauthenticationRequired: !decision.allowed && decision.error.code === "reauthentication_required",
+        reauthenticationRequired: awaitsReauthentication(
+          principal,
+          "account:delete",
+          clock(),
+          deps.reauthWindowSeconds,
+        ),
         usernameReservedUntil: reservedUntil(),
         repositories: repos.filter((r) => r.owner_id === user.id).map((r) => entry(r, user.handle)),
         organizations: plan.organizations.map((o) => ({
