@@ -454,10 +454,12 @@ describe.each(DIALECTS)("deleting an account on %s", (dialect) => {
       const clone = await git(["clone", "-q", remote, path.join(work, `gone-${Math.random()}`)], work);
       expect(clone.code).not.toBe(0);
     }
-    const refs = await fetch(`${hub.gitUrl}/alice-lab/tool.git/info/refs?service=git-upload-pack`, {
-      headers: { authorization: `Bearer ${tokens.bob}` },
-    });
-    expect(refs.status).toBe(404);
+    for (const repo of ["alice/model", "datasets/alice/notes", "alice-lab/tool"]) {
+      const refs = await fetch(`${hub.gitUrl}/${repo}.git/info/refs?service=git-upload-pack`, {
+        headers: { authorization: `Bearer ${tokens.bob}` },
+      });
+      expect(refs.status, repo).toBe(404);
+    }
     for (const url of [
       "/api/models/alice/model",
       "/api/datasets/alice/notes",
