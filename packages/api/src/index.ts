@@ -16,3 +16,5 @@ export * from "./content-preferences.js";
 export * from "./mfa.js";
 export * from "./sso.js";
 export * from "./papers.js";
+export * from "./billing.js";
+export * from "./account-deletion.js";

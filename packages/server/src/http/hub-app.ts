@@ -18,6 +18,10 @@ import type { PapersService } from "../areas/papers/papers.service.js";
 import type { HardwareService } from "../areas/hardware/hardware.service.js";
 import { mfaRoutes } from "../areas/mfa/mfa.routes.js";
 import type { MfaService } from "../areas/mfa/mfa.service.js";
+import { billingRoutes } from "../areas/billing/billing.routes.js";
+import type { BillingService } from "../areas/billing/billing.service.js";
+import { accountDeletionRoutes } from "../areas/account-deletion/account-deletion.routes.js";
+import type { AccountDeletionService } from "../areas/account-deletion/account-deletion.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -93,6 +97,8 @@ export interface AppDeps {
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
   inference: InferenceService;
+  billing: BillingService;
+  deletion: AccountDeletionService;
   webhooks: WebhooksService;
   sso: SsoService;
   catalog: Catalog;
@@ -240,6 +246,8 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
+  await app.register(billingRoutes({ billing: deps.billing }));
+  await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );
