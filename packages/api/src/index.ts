@@ -17,3 +17,5 @@ export * from "./gating.js";
 export * from "./mfa.js";
 export * from "./sso.js";
 export * from "./papers.js";
+export * from "./billing.js";
+export * from "./account-deletion.js";

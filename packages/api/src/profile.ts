@@ -146,7 +146,7 @@ export const UserOverview = Type.Object(
     user: Type.String({ description: "The handle." }),
     fullname: Type.String(),
     avatarUrl: Type.String(),
-    isPro: Type.Boolean(),
+    isPro: Type.Boolean({ description: "Whether the account is on the `pro` plan." }),
     details: Type.String({ description: "The bio." }),
     website: Type.String(),
     location: Type.String(),

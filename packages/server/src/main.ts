@@ -14,6 +14,8 @@ import { createHardwareService, loadHardwareCatalog } from "./areas/hardware/har
 import { createContentPreferencesService } from "./areas/content-preferences/content-preferences.service.js";
 import { createGatingService } from "./areas/gating/gating.service.js";
 import { createMfaService } from "./areas/mfa/mfa.service.js";
+import { createBillingService } from "./areas/billing/billing.service.js";
+import { createAccountDeletionService } from "./areas/account-deletion/account-deletion.service.js";
 import { createAuthService } from "./areas/auth/auth.service.js";
 import { createOrgsService } from "./areas/orgs/orgs.service.js";
 import { createOpenIdClient } from "./areas/sso/openid-client.js";
@@ -219,6 +221,20 @@ export async function createHub(
     catalog,
     sealer: createSealer(serverKey, "provider-keys"),
   });
+  const billing = createBillingService({ db, clock, inference });
+  const deletion = createAccountDeletionService({
+    db,
+    dialect: config.database.dialect,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    reservationDays: config.account.usernameReservationDays,
+    storage,
+    objectStore,
+    profiles,
+    inference,
+    events,
+    logger,
+  });
   return {
     db,
     logger,
@@ -247,6 +263,8 @@ export async function createHub(
     catalog,
     stats,
     inference,
+    billing,
+    deletion,
     webhooks,
     deliveries,
     sso,

@@ -10,8 +10,8 @@ export type OrgRole = (typeof ORG_ROLES)[number];
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management,
- * approving a device sign-in (RFC 8628), renaming the account and managing
- * its two-factor authentication; `settings:*` an owner's settings (the
+ * approving a device sign-in (RFC 8628), renaming or deleting the account and
+ * managing its two-factor authentication; `settings:*` an owner's settings (the
  * caller's own, or an organization's); `paper:edit` a paper record's
  * metadata; `repo:download` reading a repository's files (what gating guards,
  * beyond `repo:read`'s metadata) and `repo:request-access` asking for that.
@@ -23,6 +23,7 @@ export type Action =
   | "account:approve-device"
   | "account:change-username"
   | "account:manage-mfa"
+  | "account:delete"
   | "org:read"
   | "org:admin"
   | "settings:read"
@@ -142,9 +143,13 @@ function reauthenticationRequired(what: string, input: DecisionInput): HubError 
  * Account changes that alter how the account is reached: only the person, with
  * a session or a write role token, freshly reauthenticated.
  */
-const STRONG_ACCOUNT_ACTIONS: Record<"account:change-username" | "account:manage-mfa", string> = {
+const STRONG_ACCOUNT_ACTIONS: Record<
+  "account:change-username" | "account:manage-mfa" | "account:delete",
+  string
+> = {
   "account:change-username": "Changing the username",
   "account:manage-mfa": "Managing two-factor authentication",
+  "account:delete": "Deleting the account",
 };
 
 function ownerOrgId(resource: Resource): string | null {
@@ -343,8 +348,9 @@ function decideByRole(input: DecisionInput): Decision {
       );
     }
     case "account:change-username":
-    case "account:manage-mfa": {
-      // A rename moves every repository; two-factor settings guard every sign-in.
+    case "account:manage-mfa":
+    case "account:delete": {
+      // A rename or deletion touches every repository; two-factor settings guard every sign-in.
       const what = STRONG_ACCOUNT_ACTIONS[action];
       if (!accountMay(input, principal))
         return deny(forbidden("forbidden", `${what} is possible only for your own account.`));
@@ -488,4 +494,26 @@ function decideByRole(input: DecisionInput): Decision {
     return deny(gatedRepo(resource, input.accessRequest ?? null, true));
   }
   return allow;
+}
+
+/**
+ * Whether the caller's own-account action would be refused only for want of a
+ * recent reauthentication: previews (rename, deletion) say so in advance.
+ */
+export function awaitsReauthentication(
+  principal: Principal,
+  action: Action,
+  now: Date,
+  reauthWindowSeconds: number,
+): boolean {
+  const decision = decide({
+    principal,
+    action,
+    resource: { type: "account", userId: principal.userId },
+    membershipRole: null,
+    sso: null,
+    now,
+    reauthWindowSeconds,
+  });
+  return !decision.allowed && decision.error.code === "reauthentication_required";
 }

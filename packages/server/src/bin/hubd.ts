@@ -21,6 +21,11 @@ const USAGE = `Usage: hubd <command>
   identity unlink HANDLE PROVIDER         unlink it
   credit add HANDLE USD [--note TEXT]     add routed-inference credit to an account or organization
   credit restrict HANDLE [--lift]         stop (or allow again) its routed inference
+  billing plan USER free|pro              put the account on a plan
+  billing payment-method set USER --brand BRAND --last4 NNNN --expires YYYY-MM
+        [--holder NAME] [--email EMAIL] [--country CC]
+                                          record the masked payment method on file (never a card number)
+  billing payment-method remove USER      forget it
 
 Configuration comes from HUB_* environment variables; see the README.`;
 
@@ -238,6 +243,50 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(
       `${positionals[0]}: routed inference ${values.lift === true ? "allowed again" : "restricted"}\n`,
     );
+    return;
+  }
+  if (command === "billing" && sub === "plan") {
+    const { positionals } = parse(rest, {}, 2);
+    const plan = await withHub((hub) => hub.billing.setPlan(positionals[0] ?? "", positionals[1] ?? ""));
+    process.stdout.write(`${positionals[0]} is on the ${plan} plan\n`);
+    return;
+  }
+  if (command === "billing" && sub === "payment-method" && rest[0] === "set") {
+    const { values, positionals } = parse(
+      rest.slice(1),
+      {
+        brand: { type: "string" },
+        last4: { type: "string" },
+        expires: { type: "string" },
+        holder: { type: "string" },
+        email: { type: "string" },
+        country: { type: "string" },
+      },
+      1,
+    );
+    const [brand, last4, expires] = [str(values.brand), str(values.last4), str(values.expires)];
+    if (!brand || !last4 || !expires) {
+      throw new UsageError("billing payment-method set needs --brand, --last4 and --expires.");
+    }
+    const method = await withHub((hub) =>
+      hub.billing.setPaymentMethod(positionals[0] ?? "", {
+        brand,
+        last4,
+        expires,
+        holder: str(values.holder),
+        email: str(values.email),
+        country: str(values.country),
+      }),
+    );
+    process.stdout.write(
+      `${positionals[0]} has ${method.masked}, expiring ${method.expYear}-${String(method.expMonth).padStart(2, "0")}, on file\n`,
+    );
+    return;
+  }
+  if (command === "billing" && sub === "payment-method" && rest[0] === "remove") {
+    const { positionals } = parse(rest.slice(1), {}, 1);
+    await withHub((hub) => hub.billing.removePaymentMethod(positionals[0] ?? ""));
+    process.stdout.write(`${positionals[0]} has no payment method on file\n`);
     return;
   }
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {

@@ -11,6 +11,22 @@ import { migrateToLatest, openDatabase } from "./database.js";
 import { migrationProvider } from "./migrations/index.js";
 
 describe.each(DIALECTS)("migrations on %s", (dialect) => {
+  /** A new empty database of the dialect, opened; `close` closes and drops it. */
+  async function freshDatabase() {
+    const database = await createTestDatabase(dialect);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
+    const config: DatabaseConfig = database.url
+      ? { dialect: "postgres", url: database.url }
+      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
+    const db = openDatabase(config);
+    const close = async () => {
+      await db.destroy();
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { db, config, close };
+  }
+
   it("bring a fresh database to the newest schema, and running them again changes nothing", async () => {
     const database = await createTestDatabase(dialect);
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "hub-migrate-")), "hub.db");
@@ -41,6 +57,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0014-user-hardware",
         "0015-content-preferences",
         "0016-repo-gating",
+        "0017-billing-accounts",
+        "0017-deleted-handle-reservations",
         "0018-mfa",
         "0019-organization-sso",
         "0020-papers",
@@ -71,6 +89,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "paper_submissions",
           "paper_claims",
           "paper_citations",
+          "billing_accounts",
+          "payment_methods",
         ]),
       );
     } finally {
@@ -80,12 +100,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
   });
 
   it("run a migration merged after higher-numbered ones already ran (numbers may leave gaps)", async () => {
-    const database = await createTestDatabase(dialect);
-    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
-    const config: DatabaseConfig = database.url
-      ? { dialect: "postgres", url: database.url }
-      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
-    const db = openDatabase(config);
+    const { db, config, close } = await freshDatabase();
     try {
       await migrateToLatest(db, config);
       const ours = await migrationProvider.getMigrations();
@@ -102,19 +117,12 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toContain("late_table");
     } finally {
-      await db.destroy();
-      await database.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 
   it("give GPG keys registered before signature checks the ids of their primary key and subkeys", async () => {
-    const database = await createTestDatabase(dialect);
-    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-"));
-    const config: DatabaseConfig = database.url
-      ? { dialect: "postgres", url: database.url }
-      : { dialect: "sqlite", file: path.join(dir, "hub.db") };
-    const db = openDatabase(config);
+    const { db, config, close } = await freshDatabase();
     try {
       await new Migrator({ db, provider: migrationProvider }).migrateTo("0006-account-keys");
       const { publicKey } = await generateKey({
@@ -137,9 +145,31 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
       expect(expected).toHaveLength(3);
       expect(ids).toEqual(expected.sort().map((keyId) => ({ key_id: keyId, account_key_id: "k1" })));
     } finally {
-      await db.destroy();
-      await database.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
+    }
+  });
+
+  it("keep handle reservations when they outlive accounts, and clear the account of a deleted one", async () => {
+    const { db, config, close } = await freshDatabase();
+    try {
+      await new Migrator({ db, provider: migrationProvider }).migrateTo("0015-content-preferences");
+      const at = new Date().toISOString();
+      await sql`insert into users (id, handle, email, fullname, created_at) values ('u1', 'alicia', 'a@example.com', 'A', ${at})`.execute(
+        db,
+      );
+      await sql`insert into handle_reservations (handle, user_id, reserved_until, created_at) values ('alice', 'u1', '2100-01-01T00:00:00.000Z', ${at})`.execute(
+        db,
+      );
+      await migrateToLatest(db, config);
+      const kept = await db.selectFrom("handle_reservations").selectAll().execute();
+      expect(kept).toEqual([
+        { handle: "alice", user_id: "u1", reserved_until: "2100-01-01T00:00:00.000Z", created_at: at },
+      ]);
+      await db.deleteFrom("users").where("id", "=", "u1").execute();
+      const orphaned = await db.selectFrom("handle_reservations").select(["handle", "user_id"]).execute();
+      expect(orphaned).toEqual([{ handle: "alice", user_id: null }]);
+    } finally {
+      await close();
     }
   });
 

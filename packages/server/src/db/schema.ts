@@ -28,10 +28,13 @@ export interface UserProfileRow {
   updated_at: string;
 }
 
-/** A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed. */
+/**
+ * A handle an account renamed away from: kept for it until `reserved_until`, redirecting until claimed.
+ * `user_id` is null once the account (or organization) that held it was deleted: then nobody may take it.
+ */
 export interface HandleReservationRow {
   handle: string;
-  user_id: string;
+  user_id: string | null;
   reserved_until: string;
   created_at: string;
 }
@@ -112,6 +115,27 @@ export interface PaperRow {
   authors: string;
   summary: string;
   published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The account's plan, once the operator set one. */
+export interface BillingAccountRow {
+  user_id: string;
+  plan: string;
+  updated_at: string;
+}
+
+/** The payment method on file, masked: never a card number. */
+export interface PaymentMethodRow {
+  user_id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  holder: string | null;
+  billing_email: string | null;
+  country: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -424,6 +448,8 @@ export interface Database {
   paper_submissions: PaperSubmissionRow;
   paper_claims: PaperClaimRow;
   paper_citations: PaperCitationRow;
+  billing_accounts: BillingAccountRow;
+  payment_methods: PaymentMethodRow;
   organizations: OrganizationRow;
   memberships: MembershipRow;
   organization_sso: OrganizationSsoRow;

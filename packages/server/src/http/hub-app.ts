@@ -20,6 +20,10 @@ import { gatingRoutes } from "../areas/gating/gating.routes.js";
 import type { GatingService } from "../areas/gating/gating.service.js";
 import { mfaRoutes } from "../areas/mfa/mfa.routes.js";
 import type { MfaService } from "../areas/mfa/mfa.service.js";
+import { billingRoutes } from "../areas/billing/billing.routes.js";
+import type { BillingService } from "../areas/billing/billing.service.js";
+import { accountDeletionRoutes } from "../areas/account-deletion/account-deletion.routes.js";
+import type { AccountDeletionService } from "../areas/account-deletion/account-deletion.service.js";
 import type { UsernameService } from "../areas/username/username.service.js";
 import type { AuthService } from "../areas/auth/auth.service.js";
 import { filesRoutes } from "../areas/files/files.routes.js";
@@ -96,6 +100,8 @@ export interface AppDeps {
   resolveCredentialKey: ResolveCredentialKey;
   clock: () => Date;
   inference: InferenceService;
+  billing: BillingService;
+  deletion: AccountDeletionService;
   webhooks: WebhooksService;
   sso: SsoService;
   catalog: Catalog;
@@ -244,6 +250,8 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
+  await app.register(billingRoutes({ billing: deps.billing }));
+  await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
   await app.register(
     authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
   );

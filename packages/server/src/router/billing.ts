@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { ROUTED_REFUSALS } from "@hub/api";
 import type { BillingContext } from "../areas/inference/inference.service.js";
 import type { SettingsOwner } from "../auth/authorize.js";
 import type { Principal } from "../auth/credential.js";
@@ -27,17 +28,17 @@ export interface Route {
   sessionKey: string | null;
 }
 
-const REFUSALS = {
+const REFUSALS: Record<(typeof ROUTED_REFUSALS)[number], string> = {
   account_restricted:
     "Routed inference is restricted for this billing owner; ask the operator, or use byok billing with your own provider key.",
   monthly_limit_reached:
     "The monthly hard limit of this billing owner is reached; raise it in the inference preferences or wait for next month.",
   insufficient_credit:
     "The billing owner has no credit left for routed inference; add credit, bill another owner, or use byok billing.",
-} as const;
+};
 
-/** Why routed billing is refused for this owner right now, or null when it may spend. */
-function routedRefusal(context: BillingContext): keyof typeof REFUSALS | null {
+/** Why routed billing is refused for this owner right now, or null when it may spend; billing shows it too. */
+export function routedRefusal(context: BillingContext): keyof typeof REFUSALS | null {
   if (context.restricted) return "account_restricted";
   if (context.monthlyLimitNanos !== null && context.periodSpendNanos >= context.monthlyLimitNanos) {
     return "monthly_limit_reached";

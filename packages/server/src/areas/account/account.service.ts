@@ -22,7 +22,8 @@ export interface CreateUserInput {
   admin?: boolean;
 }
 
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What the hub accepts as an email address: something@domain.tld, without spaces. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const MIN_PASSWORD_LENGTH = 8;
 
 export interface AccountServiceDeps {

@@ -63,6 +63,14 @@ export const contentPreferencesRepository = {
   insertSuppression: (db: DbOrTx, row: RecommendationSuppressionRow) =>
     db.insertInto("recommendation_suppressions").values(row).execute(),
 
+  /** Anyone's suppressions of these repositories or authors (by id), which no longer exist. */
+  dropSuppressionsOf: (db: DbOrTx, ids: string[]) =>
+    db
+      .deleteFrom("recommendation_suppressions")
+      .where("kind", "in", ["repository", "author"])
+      .where("value", "in", ids)
+      .execute(),
+
   deleteSuppression: (db: DbOrTx, userId: string, id: string) =>
     db
       .deleteFrom("recommendation_suppressions")

@@ -121,6 +121,67 @@ export const inferenceRepository = {
       .values({ id, owner_id: ownerId, amount_nanousd: amountNanos, note, created_at: now })
       .execute(),
 
+  /** All credit ever granted to the owner, in nano-USD. */
+  grantedTotal: async (db: DbOrTx, ownerId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom("credit_grants")
+          .select((eb) =>
+            eb.fn.coalesce(eb.fn.sum<number | string>("amount_nanousd"), sql<number>`0`).as("n"),
+          )
+          .where("owner_id", "=", ownerId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
+  recentGrants: (db: DbOrTx, ownerId: string, limit: number) =>
+    db
+      .selectFrom("credit_grants")
+      .select(["amount_nanousd", "note", "created_at"])
+      .where("owner_id", "=", ownerId)
+      .orderBy("created_at", "desc")
+      .orderBy("id")
+      .limit(limit)
+      .execute(),
+
+  /** Ledger rows billed to the owner. */
+  usageCount: async (db: DbOrTx, ownerId: string) =>
+    Number(
+      (
+        await db
+          .selectFrom("inference_usage")
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .where("owner_id", "=", ownerId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
+  /** Ledger rows a user made on the accounts of owners other than these (organizations). */
+  usageByUserElsewhere: async (db: DbOrTx, userId: string, ownerIds: string[]) =>
+    Number(
+      (
+        await db
+          .selectFrom("inference_usage")
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .where("user_id", "=", userId)
+          .where("owner_id", "not in", ownerIds)
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+
+  /** Everything the Router keeps for an owner: preferences and credit, saved keys, its ledger and grants. */
+  async deleteOwner(db: DbOrTx, ownerId: string): Promise<void> {
+    await db.deleteFrom("inference_usage").where("owner_id", "=", ownerId).execute();
+    await db.deleteFrom("credit_grants").where("owner_id", "=", ownerId).execute();
+    await db.deleteFrom("inference_provider_keys").where("owner_id", "=", ownerId).execute();
+    await db.deleteFrom("inference_owners").where("owner_id", "=", ownerId).execute();
+  },
+
+  /** Unlinks a user from the ledger rows it made on other owners' accounts, which those owners keep. */
+  relinkUsage: (db: DbOrTx, userId: string, replacement: string) =>
+    db.updateTable("inference_usage").set({ user_id: replacement }).where("user_id", "=", userId).execute(),
+
   totals: (db: DbOrTx, ownerId: string, start: string, end: string) =>
     totals(db, ownerId, start, end).executeTakeFirstOrThrow(),
 

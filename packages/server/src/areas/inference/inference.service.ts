@@ -28,7 +28,10 @@ export interface BillingContext {
 }
 
 const NANOS_PER_USD = 1_000_000_000;
-const toUsd = (nanos: number) => nanos / NANOS_PER_USD;
+/** Grants listed with the credit. */
+const RECENT_GRANTS = 20;
+/** Nano-USD as the USD amounts the API shows. */
+export const toUsd = (nanos: number) => nanos / NANOS_PER_USD;
 const toNanos = (usd: number) => Math.round(usd * NANOS_PER_USD);
 /** A nullable bigint money column (a string on PostgreSQL) as nano-USD. */
 const nanosOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
@@ -242,6 +245,22 @@ export function createInferenceService({
           await repo.adjustBalance(tx, charge.ownerId, -charge.nanos, charge.nanos, charge.month);
         }
       });
+    },
+
+    /** The credit ever granted to an owner and its newest grants, in USD. */
+    async creditGrants(ownerId: string) {
+      const [granted, recent] = await Promise.all([
+        repo.grantedTotal(db, ownerId),
+        repo.recentGrants(db, ownerId, RECENT_GRANTS),
+      ]);
+      return {
+        grantedUsd: toUsd(granted),
+        recentGrants: recent.map((g) => ({
+          amountUsd: toUsd(Number(g.amount_nanousd)),
+          note: g.note,
+          grantedAt: g.created_at,
+        })),
+      };
     },
 
     /** `hubd credit add`: grants credit to an account or organization; returns the new balance in USD. */

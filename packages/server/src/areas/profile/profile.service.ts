@@ -5,6 +5,7 @@ import type { UserProfileRow, UserRow } from "../../db/schema.js";
 import { HubError, badRequest, notFound } from "../../errors.js";
 import { isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
+import { billingRepository } from "../billing/billing.repository.js";
 import { orgsRepository } from "../orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
 import { avatarUrlOf } from "./avatar-url.js";
@@ -164,6 +165,9 @@ export function createProfileService({
   return {
     avatarUrl,
 
+    /** Drops an avatar file once no account shows it (after an account that did was deleted). */
+    collectAvatar: collect,
+
     /** The caller's editable profile. */
     async profile(userId: string): Promise<Profile> {
       const user = await requireUser(userId);
@@ -207,12 +211,13 @@ export function createProfileService({
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships, shown, papers] = await Promise.all([
+      const [row, counts, memberships, shown, papers, plan] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
         identities.visible(user.id),
         shownPapersOf(db, publicUrl, user.id),
+        billingRepository.plan(db, user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -222,7 +227,7 @@ export function createProfileService({
         user: user.handle,
         fullname: user.fullname,
         avatarUrl: profile.avatarUrl,
-        isPro: false,
+        isPro: plan === "pro",
         details: profile.bio,
         website: profile.website,
         location: profile.location,

@@ -1,5 +1,5 @@
 import type { RepoType, UsernameMigration, UsernamePreview } from "@hub/api";
-import { decide } from "../../auth/authorize.js";
+import { awaitsReauthentication } from "../../auth/authorize.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import type { RepositoryRow } from "../../db/schema.js";
@@ -70,15 +70,6 @@ export function createUsernameService({
       const user = await requireUser(principal.userId);
       const problem = await problemWith(user.id, user.handle, username);
       const repos = await usernameRepository.repositoriesOf(db, user.id);
-      const decision = decide({
-        principal,
-        action: "account:change-username",
-        resource: { type: "account", userId: user.id },
-        membershipRole: null,
-        sso: null,
-        now: clock(),
-        reauthWindowSeconds,
-      });
       const from = user.handle;
       const to = username;
       return {
@@ -119,7 +110,12 @@ export function createUsernameService({
           },
         ]),
         oldUsernameReservedUntil: reservedUntil(),
-        reauthenticationRequired: !decision.allowed && decision.error.code === "reauthentication_required",
+        reauthenticationRequired: awaitsReauthentication(
+          principal,
+          "account:change-username",
+          clock(),
+          reauthWindowSeconds,
+        ),
       };
     },
 

@@ -62,6 +62,18 @@ export const webhooksRepository = {
       .where("target_id", "=", repositoryId)
       .execute(),
 
+  /** Watches of users or organizations that no longer exist are dropped with them. */
+  dropNamespaceWatches: (db: DbOrTx, namespaceIds: string[]) =>
+    db
+      .deleteFrom("webhook_watches")
+      .where("kind", "=", "namespace")
+      .where("target_id", "in", namespaceIds)
+      .execute(),
+
+  /** Deletes every route of these owners; their watches, deliveries and receipts go with them (foreign keys). */
+  deleteOwnedBy: (db: DbOrTx, ownerIds: string[]) =>
+    db.deleteFrom("webhooks").where("owner_id", "in", ownerIds).execute(),
+
   /** The enabled routes watching a repository itself or one of the given namespaces. */
   watching: (db: DbOrTx, repositoryId: string, namespaceIds: string[]) =>
     db

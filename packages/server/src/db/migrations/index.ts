@@ -15,6 +15,8 @@ import { socialIdentities } from "./0013-social-identities.js";
 import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
 import { repoGating } from "./0016-repo-gating.js";
+import { billingAccounts } from "./0017-billing-accounts.js";
+import { deletedHandleReservations } from "./0017-deleted-handle-reservations.js";
 import { mfa } from "./0018-mfa.js";
 import { organizationSso } from "./0019-organization-sso.js";
 import { papers } from "./0020-papers.js";
@@ -41,6 +43,8 @@ const migrations: Record<string, Migration> = {
   "0014-user-hardware": userHardware,
   "0015-content-preferences": contentPreferences,
   "0016-repo-gating": repoGating,
+  "0017-billing-accounts": billingAccounts,
+  "0017-deleted-handle-reservations": deletedHandleReservations,
   "0018-mfa": mfa,
   "0019-organization-sso": organizationSso,
   "0020-papers": papers,

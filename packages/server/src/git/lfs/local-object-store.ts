@@ -60,5 +60,7 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
         ...(range ? { start: range.start, end: range.end } : {}),
       });
     },
+
+    remove: (oid) => rm(pathOf(oid), { force: true }),
   };
 }

@@ -20,4 +20,6 @@ export interface ObjectStore {
   write(oid: string, size: number, body: Readable): Promise<void>;
   /** Streams an object, or the inclusive byte range of it. */
   read(oid: string, range?: { start: number; end: number }): Readable;
+  /** Deletes an object (one already gone is fine); callers first make sure no repository links it. */
+  remove(oid: string): Promise<void>;
 }
