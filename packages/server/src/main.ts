@@ -61,10 +61,18 @@ export function createLogger(config: Readonly<Config>, destination: number = 1):
   return pino(loggerOptions(config.logLevel), pino.destination({ dest: destination, sync: false }));
 }
 
-/** A rate limiter in Redis when one is configured (shared by every hub process), else in this process's memory. */
-function createRateLimiter(config: Readonly<Config>, limits: RateLimitConfig, logger: Logger): RateLimiter {
+/**
+ * A rate limiter in Redis when one is configured (shared by every hub process),
+ * else in this process's memory. `failClosed` for limits against guessing.
+ */
+function createRateLimiter(
+  config: Readonly<Config>,
+  limits: RateLimitConfig,
+  logger: Logger,
+  options: { failClosed?: boolean } = {},
+): RateLimiter {
   return config.redisUrl
-    ? createRedisRateLimiter(limits, config.redisUrl, config.redisPrefix, logger)
+    ? createRedisRateLimiter(limits, config.redisUrl, config.redisPrefix, logger, options)
     : createMemoryRateLimiter(limits);
 }
 
@@ -354,7 +362,7 @@ const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>
 export async function serve(config: Readonly<Config>, surfaces: readonly Surface[]): Promise<void> {
   const logger = createLogger(config);
   const hub = await createHub(config, logger, {
-    mfaFailures: createRateLimiter(config, config.mfa.failures, logger),
+    mfaFailures: createRateLimiter(config, config.mfa.failures, logger, { failClosed: true }),
   });
   const rateLimiter = createRateLimiter(config, config.rateLimit, logger);
 

@@ -13,6 +13,8 @@ import {
 import type { Credential, Principal } from "./credential.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
+/** A reauthentication a minute before NOW: inside the 10-minute window. */
+const recent = new Date(NOW.getTime() - 60_000).toISOString();
 const ALICE = "user-alice";
 const ACME = { type: "org" as const, id: "org-acme", handle: "acme" };
 const OTHER = { type: "org" as const, id: "org-other", handle: "other" };
@@ -274,7 +276,6 @@ describe("decide: token boundaries", () => {
 
 describe("decide: account actions", () => {
   const own = { type: "account" as const, userId: ALICE };
-  const recent = new Date(NOW.getTime() - 60_000).toISOString();
   const stale = new Date(NOW.getTime() - 11 * 60_000).toISOString();
   const future = new Date(NOW.getTime() + 60_000).toISOString();
   const cases: Array<[string, Principal | null, Action, Resource, number]> = [
@@ -623,8 +624,18 @@ describe("decide: organizations that require single sign-on", () => {
       exempt,
       "admin",
       "expired",
+      401,
+    ],
+    [
+      "an admin without SSO changes the SSO settings after reauthentication",
+      principal(token({ reauthenticatedAt: recent })),
+      "settings:write",
+      exempt,
+      "admin",
+      "missing",
       200,
     ],
+    ["an admin with SSO changes the SSO settings", write, "settings:write", exempt, "admin", "valid", 200],
     ["a member without SSO starts a sign-in", write, "org:read", exempt, "read", "missing", 200],
     [
       "a non-admin without SSO changes the SSO settings",

@@ -123,6 +123,14 @@ function holds(credential: Credential, scope: Scope): boolean {
   return scopes === "all" || scopes.includes(scope);
 }
 
+/**
+ * A session, an SSH key or a write role token: the person's own reach. Read
+ * role tokens and fine-grained tokens (whatever their scopes) are narrower.
+ */
+function isStrongCredential(credential: Credential): boolean {
+  return credential.type !== "access_token" || (credential.scopes === null && credential.role !== "read");
+}
+
 function recentlyReauthenticated(input: DecisionInput, credential: Credential): boolean {
   if (!credential.reauthenticatedAt) return false;
   const age = input.now.getTime() - Date.parse(credential.reauthenticatedAt);
@@ -275,9 +283,20 @@ function gatedRepo(resource: RepositoryResource, request: AccessRequestStatus | 
  * it was accepted to) does not, nor the routes that repair or obtain one.
  */
 function ssoGate(input: DecisionInput): Decision | null {
-  const { sso, resource } = input;
+  const { sso, resource, principal } = input;
   if (!sso || sso.state === "valid") return null;
-  if (resource.type === "organization" && resource.ssoExempt) return null;
+  if (resource.type === "organization" && resource.ssoExempt) {
+    // Changing the SSO settings could switch SSO off: without an SSO sign-in, only a freshly reauthenticated admin may.
+    if (
+      input.action !== "settings:write" ||
+      (principal && recentlyReauthenticated(input, principal.credential))
+    ) {
+      return null;
+    }
+    return deny(
+      reauthenticationRequired("Changing single sign-on settings without a valid SSO sign-in", input),
+    );
+  }
   if (decideByRole({ ...input, membershipRole: null }).allowed) return null;
   const lapsed = sso.state === "expired" ? "Your SSO sign-in has expired. " : "";
   return deny(
@@ -337,8 +356,7 @@ function decideByRole(input: DecisionInput): Decision {
         credential.type === "access_token" &&
         resource.type === "token" &&
         resource.tokenId === credential.tokenId;
-      const strong =
-        credential.type !== "access_token" || (credential.scopes === null && credential.role !== "read");
+      const strong = isStrongCredential(credential);
       if (self || strong) return allow;
       return deny(
         forbidden(
@@ -362,8 +380,7 @@ function decideByRole(input: DecisionInput): Decision {
           ),
         );
       }
-      const weak =
-        credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
+      const weak = !isStrongCredential(credential);
       if (weak) {
         return deny(
           forbidden("insufficient_scope", `${what} needs a write role token or a signed-in session.`),
@@ -420,7 +437,7 @@ function decideByRole(input: DecisionInput): Decision {
         forbidden("outside_token_bounds", "This token is bounded to other resources; it cannot edit papers."),
       );
     }
-    if (credential.type === "access_token" && (credential.scopes !== null || credential.role === "read")) {
+    if (!isStrongCredential(credential)) {
       return deny(
         forbidden("insufficient_scope", "Editing a paper needs a write role token or a signed-in session."),
       );
@@ -445,8 +462,7 @@ function decideByRole(input: DecisionInput): Decision {
         ),
       );
     }
-    const weak =
-      credential.type === "access_token" && (credential.scopes !== null || credential.role === "read");
+    const weak = !isStrongCredential(credential);
     if (action === "org:admin" && weak) {
       return deny(
         forbidden(

@@ -58,10 +58,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0015-content-preferences",
         "0016-repo-gating",
         "0017-billing-accounts",
-        "0017-deleted-handle-reservations",
         "0018-mfa",
         "0019-organization-sso",
         "0020-papers",
+        "0021-deleted-handle-reservations",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

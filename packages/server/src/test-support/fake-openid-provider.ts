@@ -10,7 +10,8 @@ export type Tamper =
 export interface ProviderUser {
   subject: string;
   email: string;
-  emailVerified?: boolean;
+  /** Whether the provider vouches for the email (default true); null leaves the claim out. */
+  emailVerified?: boolean | null;
 }
 
 interface IssuedCode {
@@ -181,7 +182,7 @@ export class FakeOpenIdProvider {
       aud: tamper === "wrong-audience" ? "another-client" : issued.clientId,
       sub: issued.user.subject,
       email: issued.user.email,
-      email_verified: issued.user.emailVerified ?? true,
+      ...(issued.user.emailVerified === null ? {} : { email_verified: issued.user.emailVerified ?? true }),
       nonce: tamper === "wrong-nonce" ? "not-the-nonce" : issued.nonce,
       iat: tamper === "expired" ? now - 7200 : now,
       exp: tamper === "expired" ? now - 3600 : now + 300,

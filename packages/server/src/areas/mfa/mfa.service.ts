@@ -92,11 +92,13 @@ export function createMfaService({ db, clock, sealer, failures, config }: MfaSer
    * Runs a code check under the account's failure limit: refused codes count,
    * and once they reach the limit every code is refused (even a right one)
    * until the window ends, so codes cannot be guessed by trying them all.
+   * Every attempt counts before its check (concurrent guesses cannot all slip
+   * under the limit); an accepted one is forgiven.
    */
   async function limited(userId: string, check: () => Promise<Outcome>): Promise<Outcome> {
     const bucket = `mfa-failures:${userId}`;
-    const state = await failures.peek(bucket);
-    if (state.remaining === 0) {
+    const state = await failures.hit(bucket);
+    if (!state.allowed) {
       throw new HubError(
         429,
         "too_many_otp_attempts",
@@ -106,7 +108,7 @@ export function createMfaService({ db, clock, sealer, failures, config }: MfaSer
       );
     }
     const outcome = await check();
-    if (outcome !== "accepted") await failures.hit(bucket);
+    if (outcome === "accepted") await failures.forgive(bucket);
     return outcome;
   }
 

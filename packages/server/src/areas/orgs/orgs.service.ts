@@ -6,6 +6,7 @@ import type { OrganizationRow } from "../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import { claimHandle, claimableHandle, isHandle } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
+import { ssoRepository } from "../sso/sso.repository.js";
 import { orgsRepository } from "./orgs.repository.js";
 
 export const ORG_PLANS = ["free", "team", "enterprise"] as const;
@@ -174,7 +175,10 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
         org,
         user.id,
         userHandle,
-        (tx) => orgsRepository.removeMembership(tx, org.id, user.id),
+        async (tx) => {
+          await orgsRepository.removeMembership(tx, org.id, user.id);
+          await ssoRepository.forgetMember(tx, org.id, user.id);
+        },
         true,
       );
     },

@@ -121,7 +121,8 @@ export function verifyIdToken(
   const email = typeof claims.email === "string" ? claims.email : null;
   if (expected.emailDomain !== null) {
     const domain = email?.slice(email.lastIndexOf("@") + 1).toLowerCase();
-    if (!email?.includes("@") || domain !== expected.emailDomain || claims.email_verified === false) {
+    // Only an address the provider vouches for proves the domain: a missing email_verified claim does not.
+    if (!email?.includes("@") || domain !== expected.emailDomain || claims.email_verified !== true) {
       throw new IdTokenRejected(
         "email_domain",
         `its email ${email ?? "(none)"} is not a verified address at ${expected.emailDomain}`,

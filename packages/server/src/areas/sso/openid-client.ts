@@ -1,8 +1,7 @@
 import type { JsonWebKey } from "node:crypto";
-import net from "node:net";
 import { Agent, request } from "undici";
 import { HubError } from "../../errors.js";
-import { guardedLookup, isNonPublicAddress, isTimeout, refusalIn } from "../webhooks/target-guard.js";
+import { guardedLookup, isTimeout, privateHostOf, refusalIn } from "../webhooks/target-guard.js";
 
 /** The largest document (discovery, key set, token response) read from a provider. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -38,10 +37,8 @@ export function providerUrlProblem(raw: string, allowPrivate: boolean): string |
   }
   if (url.username || url.password) return "it may not carry credentials";
   if (url.hash) return "it may not carry a fragment";
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const local =
-    host === "localhost" || host.endsWith(".localhost") || (net.isIP(host) !== 0 && isNonPublicAddress(host));
-  if (local && !allowPrivate) return `${host} is not a public address; ${ALLOW_HINT}`;
+  const host = privateHostOf(url);
+  if (host && !allowPrivate) return `${host} is not a public address; ${ALLOW_HINT}`;
   return null;
 }
 
@@ -111,7 +108,8 @@ export function createOpenIdClient({
         ? refusal.message
         : isTimeout(err)
           ? `no answer within ${timeoutMs} ms`
-          : (err as Error).message;
+          : // The error's code only (ECONNREFUSED, ENOTFOUND…): its message may name internal addresses.
+            `the connection failed (${(err as NodeJS.ErrnoException).code ?? "no error code"})`;
       throw providerError(`The provider's ${what} at ${url} could not be reached: ${reason}.`);
     }
     let body: unknown = null;

@@ -45,6 +45,17 @@ export const ssoRepository = {
     await db.deleteFrom("sso_logins").where("organization_id", "=", organizationId).execute();
   },
 
+  /** Forgets a member's sign-ins, made or under way: one who leaves and comes back signs in again. */
+  async forgetMember(db: DbOrTx, organizationId: string, userId: string) {
+    for (const table of ["sso_authorizations", "sso_logins"] as const) {
+      await db
+        .deleteFrom(table)
+        .where("organization_id", "=", organizationId)
+        .where("user_id", "=", userId)
+        .execute();
+    }
+  },
+
   /**
    * A member's role with the organization's SSO requirement and the member's
    * sign-in expiry, in one query; undefined for a non-member. Run on every
@@ -96,6 +107,16 @@ export const ssoRepository = {
     if (!row) return undefined;
     const taken = await db.deleteFrom("sso_logins").where("state_hash", "=", stateHash).executeTakeFirst();
     return Number(taken.numDeletedRows) === 1 ? row : undefined;
+  },
+
+  /** The sign-ins of the organization made by this account or with this provider subject. */
+  linkedIdentities(db: DbOrTx, organizationId: string, userId: string, subject: string) {
+    return db
+      .selectFrom("sso_authorizations")
+      .select(["user_id", "subject"])
+      .where("organization_id", "=", organizationId)
+      .where((w) => w.or([w("user_id", "=", userId), w("subject", "=", subject)]))
+      .execute();
   },
 
   async saveAuthorization(db: DbOrTx, row: SsoAuthorizationRow) {

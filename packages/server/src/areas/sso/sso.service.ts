@@ -238,6 +238,19 @@ export function createSsoService({
         }
         throw refused("ID token", err.message);
       }
+      const linked = await ssoRepository.linkedIdentities(db, org.id, principal.userId, claims.subject);
+      if (linked.some((identity) => identity.user_id !== principal.userId)) {
+        throw forbidden(
+          "sso_identity_in_use",
+          `This identity provider account already signs another hub account in to ${org.handle}; sign in to the provider as yourself.`,
+        );
+      }
+      if (linked.some((identity) => identity.subject !== claims.subject)) {
+        throw forbidden(
+          "sso_identity_mismatch",
+          `Your hub account signs in to ${org.handle} as another identity provider account; sign in to the provider as that one, or ask an admin to remove you from the organization and add you again.`,
+        );
+      }
       const expiresAt = new Date(now.getTime() + (config.session_seconds ?? defaultSessionSeconds) * 1000);
       const row = {
         organization_id: org.id,

@@ -79,9 +79,12 @@ describe.each(DIALECTS)("organization single sign-on on %s", (dialect) => {
     hub.secrets.add(CLIENT_SECRET);
     work = mkdtempSync(path.join(os.tmpdir(), "hub-sso-"));
     for (const name of ["alice", "bob", "carol", "dave", "erin"]) {
-      await hub.createUser(name);
+      const { password } = await hub.createUser(name);
       t[name] = await hub.createToken(name);
+      // Admins change SSO settings without an SSO sign-in only when freshly reauthenticated.
+      await hub.reauthenticate(token(name), password);
     }
+    t.aliceUnconfirmed = await hub.createToken("alice");
     t.aliceRead = await hub.createToken("alice", ["--role", "read"]);
     t.aliceFine = await hub.createToken("alice", ["--scopes", "repo:read,repo:write"]);
     t.bobFine = await hub.createToken("bob", ["--scopes", "repo:read"]);
@@ -337,6 +340,33 @@ describe.each(DIALECTS)("organization single sign-on on %s", (dialect) => {
     const cloned = await clone(token("bob"), "acme/secret");
     expect(cloned.code, cloned.stderr).toBe(0);
 
+    // One provider account vouches for one hub account: not dave's, and bob keeps signing in as the same one.
+    const borrowed = await signIn(token("dave"), "acme");
+    expect(borrowed.status).toBe(403);
+    expect((await errorOf(borrowed)).code).toBe("sso_identity_in_use");
+    idp.user = { subject: "someone-else", email: "else@example.com" };
+    const switched = await signIn(token("bob"), "acme");
+    idp.user = { subject: "subject-1", email: "someone@example.com" };
+    expect(switched.status).toBe(403);
+    expect((await errorOf(switched)).code).toBe("sso_identity_mismatch");
+    expect((await prompts(token("dave"))).map((p) => p.name)).toContain("acme");
+
+    // A member who leaves and is added back signs in again, with any provider account.
+    const left = await hub.request("/api/organizations/acme/leave", { method: "POST", token: token("bob") });
+    expect(left.status).toBe(204);
+    idp.user = { subject: "alice-at-acme", email: "alice@example.com" };
+    expect((await signIn(token("alice"), "acme")).status).toBe(200);
+    const added = await hub.request("/api/organizations/acme/members", {
+      method: "POST",
+      token: token("alice"),
+      json: { user: "bob", role: "write" },
+    });
+    expect(added.status).toBe(201);
+    expect((await prompts(token("bob"))).map((p) => [p.name, p.reason])).toEqual([["acme", "missing"]]);
+    idp.user = { subject: "bob-again", email: "bob@example.com" };
+    expect((await signIn(token("bob"), "acme")).status).toBe(200);
+    idp.user = { subject: "subject-1", email: "someone@example.com" };
+
     // The hub sent its client secret as HTTP Basic and a PKCE verifier matching its S256 challenge.
     const exchange = idp.tokenRequests.at(-1);
     expect(exchange?.authorization).toMatch(/^Basic /);
@@ -413,6 +443,7 @@ describe.each(DIALECTS)("organization single sign-on on %s", (dialect) => {
       { subject: "dave-elsewhere", email: "dave@elsewhere.test" },
       { subject: "dave-lookalike", email: "dave@notgamma.test" },
       { subject: "dave-unverified", email: "dave@gamma.test", emailVerified: false },
+      { subject: "dave-unvouched", email: "dave@gamma.test", emailVerified: null },
     ]) {
       idp.user = user;
       const response = await signIn(token("dave"), "gamma");
@@ -482,6 +513,10 @@ describe.each(DIALECTS)("organization single sign-on on %s", (dialect) => {
     expect((await prompts(token("bob"))).map((p) => [p.name, p.reason])).toEqual([["acme", "missing"]]);
     expect((await readRepo(token("bob"), "acme/secret")).status).toBe(403);
 
+    // Without a valid SSO sign-in, removing SSO needs a freshly reauthenticated admin.
+    const unconfirmed = await settings("acme", { method: "DELETE", token: token("aliceUnconfirmed") });
+    expect(unconfirmed.status).toBe(401);
+    expect((await errorOf(unconfirmed)).code).toBe("reauthentication_required");
     expect((await settings("acme", { method: "DELETE" })).status).toBe(204);
     expect(await prompts(token("bob"))).toEqual([]);
     expect((await readRepo(token("bob"), "acme/secret")).status).toBe(200);

@@ -30,7 +30,10 @@ for (const [prefix, bits] of [
   ["::", 128],
   ["::1", 128],
   ["100::", 64],
+  // Teredo and 6to4 tunnel IPv4 inside IPv6 (RFC 4380, RFC 3056); both are long deprecated, so refuse them whole.
+  ["2001::", 32],
   ["2001:db8::", 32],
+  ["2002::", 16],
   ["fc00::", 7],
   ["fe80::", 10],
   ["ff00::", 8],
@@ -89,6 +92,18 @@ export function isTimeout(err: unknown): boolean {
 const ALLOW_HINT = "the hub's operator can allow such targets with HUB_WEBHOOKS_ALLOW_PRIVATE=1";
 
 /**
+ * The host of a URL when it names this machine or a non-public network by
+ * itself (localhost, a non-public IP literal), else null. Names that resolve
+ * to such addresses are caught later, by `guardedLookup`.
+ */
+export function privateHostOf(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const local =
+    host === "localhost" || host.endsWith(".localhost") || (net.isIP(host) !== 0 && isNonPublicAddress(host));
+  return local ? host : null;
+}
+
+/**
  * Checks a target URL's form: http or https, no credentials, and, when its
  * host is an IP literal, a public one. Names are checked again at every
  * delivery, after DNS resolution (`guardedLookup`).
@@ -106,11 +121,8 @@ export function checkTargetUrl(raw: string, allowPrivate: boolean): URL {
     throw new TargetRefused(
       "Webhook URLs may not carry credentials; verify deliveries with the signing secret instead.",
     );
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (!allowPrivate && net.isIP(host) && isNonPublicAddress(host))
-    throw new TargetRefused(`${host} is not a public address; ${ALLOW_HINT}.`);
-  if (!allowPrivate && (host === "localhost" || host.endsWith(".localhost")))
-    throw new TargetRefused(`${host} is the hub itself; ${ALLOW_HINT}.`);
+  const host = privateHostOf(url);
+  if (host && !allowPrivate) throw new TargetRefused(`${host} is not a public address; ${ALLOW_HINT}.`);
   return url;
 }
 

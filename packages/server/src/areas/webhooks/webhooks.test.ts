@@ -624,6 +624,8 @@ describe("webhook targets outside the public internet", () => {
       "::ffff:127.0.0.1",
       "::ffff:7f00:1",
       "64:ff9b::a00:1",
+      "2002:7f00:1::1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
       "224.0.0.1",
     ]) {
       expect(isNonPublicAddress(address), address).toBe(true);

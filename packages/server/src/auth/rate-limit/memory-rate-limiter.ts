@@ -16,10 +16,9 @@ export function createMemoryRateLimiter(config: RateLimitConfig, now: () => numb
       counts.set(bucket, count);
       return stateOf(config, count, resetSeconds);
     },
-    async peek(bucket) {
-      const { index, resetSeconds } = windowAt(config, now());
-      const count = index === currentWindow ? (counts.get(bucket) ?? 0) : 0;
-      return stateOf(config, count, resetSeconds);
+    async forgive(bucket) {
+      const count = windowAt(config, now()).index === currentWindow ? (counts.get(bucket) ?? 0) : 0;
+      if (count > 0) counts.set(bucket, count - 1);
     },
     async close() {},
   };

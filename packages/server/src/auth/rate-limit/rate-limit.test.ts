@@ -76,20 +76,43 @@ describe.each([
         pino({ level: "silent" }),
       ),
   ],
-] as Array<[string, () => RateLimiter]>)("peeking at a bucket %s", (_where, create) => {
-  it("reads its state without counting (limits that count only failures)", async () => {
+] as Array<[string, () => RateLimiter]>)("forgiving a count %s", (_where, create) => {
+  it("takes back one count of the window, never below zero (limits that count only failures)", async () => {
     const limiter = create();
     try {
-      expect(await limiter.peek("a")).toMatchObject({ remaining: 3, allowed: true });
-      await limiter.hit("a");
-      await limiter.hit("a");
-      expect(await limiter.peek("a")).toMatchObject({ remaining: 1, allowed: true });
-      expect(await limiter.peek("a")).toMatchObject({ remaining: 1, allowed: true });
-      expect(await limiter.peek("b")).toMatchObject({ remaining: 3 });
-      await limiter.hit("a");
-      expect(await limiter.peek("a")).toMatchObject({ remaining: 0 });
+      await limiter.forgive("a");
+      expect(await limiter.hit("a")).toMatchObject({ remaining: 2, allowed: true });
+      expect(await limiter.hit("a")).toMatchObject({ remaining: 1, allowed: true });
+      await limiter.forgive("a");
+      expect(await limiter.hit("a")).toMatchObject({ remaining: 1, allowed: true });
+      expect(await limiter.hit("b")).toMatchObject({ remaining: 2 });
+      expect(await limiter.hit("a")).toMatchObject({ remaining: 0, allowed: true });
+      expect(await limiter.hit("a")).toMatchObject({ allowed: false });
     } finally {
       await limiter.close();
+    }
+  });
+});
+
+describe("a Redis limiter that cannot reach Redis", () => {
+  const unreachable = (failClosed: boolean) =>
+    createRedisRateLimiter(
+      { limit: 3, windowSeconds: 3600 },
+      "redis://127.0.0.1:1",
+      "hub-test-unreachable:",
+      pino({ level: "silent" }),
+      { failClosed },
+    );
+
+  it("lets requests through, unless it guards guessing (failClosed): then it refuses", async () => {
+    const open = unreachable(false);
+    const closed = unreachable(true);
+    try {
+      expect((await open.hit("a")).allowed).toBe(true);
+      expect((await closed.hit("a")).allowed).toBe(false);
+    } finally {
+      await open.close();
+      await closed.close();
     }
   });
 });

@@ -15,8 +15,12 @@ export interface RateLimitState {
  */
 export interface RateLimiter {
   hit(bucket: string): Promise<RateLimitState>;
-  /** The bucket's state without counting anything: for limits that count only failures. */
-  peek(bucket: string): Promise<RateLimitState>;
+  /**
+   * Takes back one count of the current window: limits that count only
+   * failures count every attempt first (so concurrent attempts cannot all
+   * slip under the limit) and forgive the ones that succeeded.
+   */
+  forgive(bucket: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -34,6 +34,13 @@ export const organizationSso: Migration = {
       .addColumn("expires_at", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("sso_authorizations_pk", ["organization_id", "user_id"])
       .execute();
+    // One provider account vouches for one hub account per organization.
+    await db.schema
+      .createIndex("sso_authorizations_subject_idx")
+      .on("sso_authorizations")
+      .columns(["organization_id", "subject"])
+      .unique()
+      .execute();
     await db.schema
       .createIndex("sso_authorizations_user_idx")
       .on("sso_authorizations")

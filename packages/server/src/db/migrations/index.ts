@@ -16,10 +16,10 @@ import { userHardware } from "./0014-user-hardware.js";
 import { contentPreferences } from "./0015-content-preferences.js";
 import { repoGating } from "./0016-repo-gating.js";
 import { billingAccounts } from "./0017-billing-accounts.js";
-import { deletedHandleReservations } from "./0017-deleted-handle-reservations.js";
 import { mfa } from "./0018-mfa.js";
 import { organizationSso } from "./0019-organization-sso.js";
 import { papers } from "./0020-papers.js";
+import { deletedHandleReservations } from "./0021-deleted-handle-reservations.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -44,10 +44,10 @@ const migrations: Record<string, Migration> = {
   "0015-content-preferences": contentPreferences,
   "0016-repo-gating": repoGating,
   "0017-billing-accounts": billingAccounts,
-  "0017-deleted-handle-reservations": deletedHandleReservations,
   "0018-mfa": mfa,
   "0019-organization-sso": organizationSso,
   "0020-papers": papers,
+  "0021-deleted-handle-reservations": deletedHandleReservations,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
