@@ -7,6 +7,11 @@ import { ROLE_SCOPES } from "./scopes.js";
 export const ORG_ROLES = ["read", "contributor", "write", "admin"] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
+/** A stored role as an OrgRole; null for none (or one this version does not know). */
+export function orgRoleOf(value: string | null | undefined): OrgRole | null {
+  return ORG_ROLES.find((known) => known === value) ?? null;
+}
+
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management,

@@ -1,12 +1,12 @@
-import { ACCESS_REQUEST_STATUSES, type AccessRequestStatus } from "@hub/api";
+import type { AccessRequestStatus } from "@hub/api";
 import type { Db, DbOrTx } from "../db/database.js";
 import { gatingRepository } from "../areas/gating/gating.repository.js";
 import { ssoRepository } from "../areas/sso/sso.repository.js";
 import { ssoStanding } from "../areas/sso/sso-standing.js";
 import type { Principal } from "./credential.js";
 import {
-  ORG_ROLES,
   decide,
+  orgRoleOf,
   type Action,
   type OrgRole,
   type Resource,
@@ -43,7 +43,7 @@ export async function organizationFacts(
   const stored = userId && org ? await ssoRepository.memberStanding(db, org.id, userId) : undefined;
   if (!stored || !org) return { membershipRole: null, sso: null };
   return {
-    membershipRole: ORG_ROLES.find((known) => known === stored.role) ?? null,
+    membershipRole: orgRoleOf(stored.role),
     sso: ssoStanding(stored, org.handle, now, publicUrl),
   };
 }
@@ -58,7 +58,7 @@ async function accessRequestFor(
   if (!principal || action !== "repo:download" || resource.type !== "repository" || !resource.gated)
     return null;
   const row = await gatingRepository.find(db, resource.id, principal.userId);
-  return ACCESS_REQUEST_STATUSES.find((status) => status === row?.status) ?? null;
+  return row?.status ?? null;
 }
 
 /**

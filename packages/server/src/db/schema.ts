@@ -1,3 +1,5 @@
+import type { AccessRequestStatus } from "@hub/api";
+
 /*
  * Row types of every table. Timestamps are ISO-8601 UTC strings and flags are
  * 0/1 integers on both dialects, so one set of migrations and one set of
@@ -232,7 +234,7 @@ export interface RepositoryRow {
 export interface RepoAccessRequestRow {
   repository_id: string;
   user_id: string;
-  status: string;
+  status: AccessRequestStatus;
   fields: string | null;
   requested_at: string;
   decided_at: string | null;

@@ -1,3 +1,4 @@
+import type { AccessRequestStatus } from "@hub/api";
 import type { DbOrTx } from "../../db/database.js";
 import type { RepoAccessRequestRow } from "../../db/schema.js";
 
@@ -53,7 +54,13 @@ export const gatingRepository = {
       .execute(),
 
   /** A page of a repository's requests in one status, oldest first, with the requesters' names. */
-  listForRepository: (db: DbOrTx, repositoryId: string, status: string, offset: number, limit: number) =>
+  listForRepository: (
+    db: DbOrTx,
+    repositoryId: string,
+    status: AccessRequestStatus,
+    offset: number,
+    limit: number,
+  ) =>
     db
       .selectFrom("repo_access_requests")
       .innerJoin("users", "users.id", "repo_access_requests.user_id")

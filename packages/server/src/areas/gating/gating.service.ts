@@ -32,7 +32,7 @@ function ownRequest(row: RepoAccessRequestRow, repo: FoundRepo): GatedRepository
     repoType: repo.type,
     repoId: repo.fullName,
     gated: gateModeOf(repo.row),
-    status: row.status as AccessRequestStatus,
+    status: row.status,
     requestedAt: row.requested_at,
     decidedAt: row.decided_at,
     rejectionReason: row.rejection_reason,
@@ -47,7 +47,7 @@ function reviewedRequest(
 ): AccessRequest {
   return {
     user: { user: user.handle, fullname: user.fullname, email: user.email },
-    status: row.status as AccessRequestStatus,
+    status: row.status,
     timestamp: row.requested_at,
     ...parseFields(row.fields),
     decidedAt: row.decided_at,
@@ -218,7 +218,7 @@ export function createGatingService({ db, clock, repos, authorize }: GatingDeps)
       requireGated(repo);
       const user = await requester(handle);
       const now = clock().toISOString();
-      const decision = { status: "accepted", decided_at: now, rejection_reason: null };
+      const decision = { status: "accepted" as const, decided_at: now, rejection_reason: null };
       const existing = await gatingRepository.find(db, repo.row.id, user.id);
       if (existing?.status === "accepted") {
         throw conflict("access_already_granted", `${user.handle} already has access to ${repo.fullName}.`);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ORG_ROLES, type OrgRole } from "../../auth/authorize.js";
+import { ORG_ROLES, orgRoleOf, type OrgRole } from "../../auth/authorize.js";
 import type { OrgMember, OrgSummary } from "@hub/api";
 import type { Db, DbOrTx } from "../../db/database.js";
 import type { OrganizationRow } from "../../db/schema.js";
@@ -20,7 +20,7 @@ export interface CreateOrganizationInput {
 }
 
 function parseRole(role: string): OrgRole {
-  const known = ORG_ROLES.find((r) => r === role);
+  const known = orgRoleOf(role);
   if (!known)
     throw badRequest("invalid_role", `Role must be one of ${ORG_ROLES.join(", ")}; got "${role}".`, "role");
   return known;

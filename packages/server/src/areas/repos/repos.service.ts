@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GATE_MODES, type GateMode, type RepoInfo, type RepoSummary, type RepoType } from "@hub/api";
-import { ORG_ROLES, decide, type Owner, type Resource } from "../../auth/authorize.js";
+import { decide, orgRoleOf, type Owner, type Resource } from "../../auth/authorize.js";
 import { organizationFacts } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Config } from "../../config.js";
@@ -296,10 +296,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
           type,
         }))
         .filter((repo) => {
-          const role =
-            repo.owner.type === "org"
-              ? (ORG_ROLES.find((r) => r === roles.get(repo.owner.id)) ?? null)
-              : null;
+          const role = repo.owner.type === "org" ? orgRoleOf(roles.get(repo.owner.id)) : null;
           return decide({
             principal,
             action: "repo:read",
