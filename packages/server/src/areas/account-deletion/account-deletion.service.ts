@@ -23,6 +23,7 @@ import { usernameRepository } from "../username/username.repository.js";
 import type { RepoEvents } from "../webhooks/events.js";
 import { webhooksRepository } from "../webhooks/webhooks.repository.js";
 import { accountDeletionRepository as repo } from "./account-deletion.repository.js";
+import { reservationEnd } from "../account/handles.js";
 
 export interface AccountDeletionDeps {
   db: Db;
@@ -38,8 +39,6 @@ export interface AccountDeletionDeps {
   events: RepoEvents;
   logger: Logger;
 }
-
-const DAY_MS = 86_400_000;
 
 /** What happens to one organization the account belongs to. */
 interface OrganizationFate {
@@ -107,7 +106,7 @@ export function createAccountDeletionService(deps: AccountDeletionDeps) {
     return { user, organizations, blockers };
   }
 
-  const reservedUntil = () => new Date(clock().getTime() + deps.reservationDays * DAY_MS).toISOString();
+  const reservedUntil = () => reservationEnd(clock(), deps.reservationDays);
   const entry = (row: RepositoryRow, handle: string) => ({
     type: row.type,
     id: `${handle}/${row.name}`,

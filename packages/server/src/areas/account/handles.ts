@@ -91,3 +91,8 @@ export async function claimHandle(db: DbOrTx, handle: string, claimantId: string
   }
   await redirects.execute();
 }
+
+/** When a reservation of a handle given up now ends: renamed-away usernames and deleted accounts keep theirs this long. */
+export function reservationEnd(now: Date, reservationDays: number): string {
+  return new Date(now.getTime() + reservationDays * 86_400_000).toISOString();
+}

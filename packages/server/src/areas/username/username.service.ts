@@ -4,7 +4,7 @@ import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import type { RepositoryRow } from "../../db/schema.js";
 import { HubError, notFound } from "../../errors.js";
-import { claimHandle, claimableHandle } from "../account/handles.js";
+import { claimHandle, claimableHandle, reservationEnd } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { reposRepository } from "../repos/repos.repository.js";
 import { URL_PREFIX, type FoundRepo } from "../repos/repos.service.js";
@@ -24,8 +24,6 @@ export interface UsernameServiceDeps {
     reservationDays: number;
   };
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * Renaming an account: a preview of what moves, and the rename itself, which
@@ -62,7 +60,7 @@ export function createUsernameService({
 
   const repoPath = (row: RepositoryRow, handle: string) =>
     `${URL_PREFIX[row.type as RepoType]}${handle}/${row.name}`;
-  const reservedUntil = () => new Date(clock().getTime() + config.reservationDays * DAY_MS).toISOString();
+  const reservedUntil = () => reservationEnd(clock(), config.reservationDays);
 
   return {
     /** What renaming the caller to `username` would do; changes nothing. */
