@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { AuthService } from "../areas/auth/auth.service.js";
-import type { KeysService } from "../areas/keys/keys.service.js";
-import type { TokensService } from "../areas/tokens/tokens.service.js";
+import type { AuthService } from "../areas/accounts/auth/auth.service.js";
+import type { KeysService } from "../areas/accounts/keys/keys.service.js";
+import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
 import { isSshLfsToken, verifySshLfsToken } from "./ssh-lfs-token.js";
 import { invalidCredentials } from "../errors.js";
 import type { Principal } from "./credential.js";

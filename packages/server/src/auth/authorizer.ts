@@ -1,8 +1,8 @@
 import type { AccessRequestStatus } from "@hub/api";
 import type { Db, DbOrTx } from "../db/database.js";
-import { gatingRepository } from "../areas/gating/gating.repository.js";
-import { ssoRepository } from "../areas/sso/sso.repository.js";
-import { ssoStanding } from "../areas/sso/sso-standing.js";
+import { gatingRepository } from "../areas/repositories/gating/gating.repository.js";
+import { ssoRepository } from "../areas/organizations/sso/sso.repository.js";
+import { ssoStanding } from "../areas/organizations/sso/sso-standing.js";
 import type { Principal } from "./credential.js";
 import {
   decide,

@@ -1,5 +1,5 @@
 import type { RepoType } from "@hub/api";
-import { repoResource, type FoundRepo, type ReposService } from "../areas/repos/repos.service.js";
+import { repoResource, type FoundRepo, type ReposService } from "../areas/repositories/repos/repos.service.js";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError } from "../errors.js";

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { OrgsService } from "../areas/orgs/orgs.service.js";
+import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import type { Action, SettingsOwner } from "../auth/authorize.js";
 import { principalOf } from "./access.js";
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { ROUTED_REFUSALS } from "@hub/api";
-import type { BillingContext } from "../areas/inference/inference.service.js";
+import type { BillingContext } from "../areas/inference/settings/inference.service.js";
 import type { SettingsOwner } from "../auth/authorize.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError } from "../errors.js";

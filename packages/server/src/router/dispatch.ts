@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { costNanos } from "../areas/inference/inference.service.js";
+import { costNanos } from "../areas/inference/settings/inference.service.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError, renderRouterError } from "../errors.js";
 import type { Attempt, Route } from "./billing.js";

@@ -1,8 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
-import type { InferenceService } from "../areas/inference/inference.service.js";
-import type { TokensService } from "../areas/tokens/tokens.service.js";
+import type { InferenceService } from "../areas/inference/settings/inference.service.js";
+import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
 import type { RouterConfig } from "../config.js";

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { InferenceService } from "../areas/inference/inference.service.js";
+import type { InferenceService } from "../areas/inference/settings/inference.service.js";
 import type { InferenceUsageRow } from "../db/schema.js";
 
 /** How long a ledger row may wait before its batch is written, and how many rows a batch holds at most. */

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 import { readKey } from "openpgp";
-import { gpgKeyIds } from "../../areas/keys/public-keys.js";
+import { gpgKeyIds } from "../../areas/accounts/keys/public-keys.js";
 
 /**
  * The key ids of every registered GPG key, its primary key and its subkeys: an

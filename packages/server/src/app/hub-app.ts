@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import swagger from "@fastify/swagger";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { ApiError, Health, OAuthError } from "@hub/api";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { AccountService } from "../areas/accounts/account/account.service.js";
+import { accountRoutes } from "../areas/accounts/account/account.routes.js";
+import { authRoutes } from "../areas/accounts/auth/auth.routes.js";
+import { profileRoutes } from "../areas/accounts/profile/profile.routes.js";
+import type { ProfileService } from "../areas/accounts/profile/profile.service.js";
+import type { SocialIdentities } from "../areas/accounts/profile/social-identities.js";
+import { usernameRoutes } from "../areas/accounts/username/username.routes.js";
+import { hardwareRoutes } from "../areas/accounts/hardware/hardware.routes.js";
+import { contentPreferencesRoutes } from "../areas/accounts/content-preferences/content-preferences.routes.js";
+import type { ContentPreferencesService } from "../areas/accounts/content-preferences/content-preferences.service.js";
+import { papersRoutes } from "../areas/community/papers/papers.routes.js";
+import type { PapersService } from "../areas/community/papers/papers.service.js";
+import type { HardwareService } from "../areas/accounts/hardware/hardware.service.js";
+import { gatingRoutes } from "../areas/repositories/gating/gating.routes.js";
+import type { GatingService } from "../areas/repositories/gating/gating.service.js";
+import { mfaRoutes } from "../areas/accounts/mfa/mfa.routes.js";
+import type { MfaService } from "../areas/accounts/mfa/mfa.service.js";
+import { billingRoutes } from "../areas/accounts/billing/billing.routes.js";
+import type { BillingService } from "../areas/accounts/billing/billing.service.js";
+import { accountDeletionRoutes } from "../areas/accounts/account-deletion/account-deletion.routes.js";
+import type { AccountDeletionService } from "../areas/accounts/account-deletion/account-deletion.service.js";
+import type { UsernameService } from "../areas/accounts/username/username.service.js";
+import type { AuthService } from "../areas/accounts/auth/auth.service.js";
+import { filesRoutes } from "../areas/repositories/files/files.routes.js";
+import type { FilesService } from "../areas/repositories/files/files.service.js";
+import type { RepoFiles } from "../git/repo-files.js";
+import { reposRoutes } from "../areas/repositories/repos/repos.routes.js";
+import { refsRoutes } from "../areas/repositories/refs/refs.routes.js";
+import type { RefsService } from "../areas/repositories/refs/refs.service.js";
+import type { ReposService } from "../areas/repositories/repos/repos.service.js";
+import { tokensRoutes } from "../areas/accounts/tokens/tokens.routes.js";
+import { devicePageRoutes } from "../areas/accounts/device/device-page.routes.js";
+import { deviceRoutes } from "../areas/accounts/device/device.routes.js";
+import type { DeviceService } from "../areas/accounts/device/device.service.js";
+import { hubConfigurationRoutes } from "../areas/platform/hub-configuration/hub-configuration.routes.js";
+import { orgsRoutes } from "../areas/organizations/orgs/orgs.routes.js";
+import { ssoRoutes } from "../areas/organizations/sso/sso.routes.js";
+import type { SsoService } from "../areas/organizations/sso/sso.service.js";
+import { keysRoutes } from "../areas/accounts/keys/keys.routes.js";
+import { inferenceRoutes } from "../areas/inference/settings/inference.routes.js";
+import { webhooksRoutes } from "../areas/integrations/webhooks/webhooks.routes.js";
+import type { WebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
+import type { InferenceService } from "../areas/inference/settings/inference.service.js";
+import type { Catalog } from "../router/candidates.js";
+import type { LiveStats } from "../router/live-stats.js";
+import type { KeysService } from "../areas/accounts/keys/keys.service.js";
+import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
+import { smartHttpRoutes } from "../git/http/smart-http.js";
+import type { RepoStorage } from "../git/repo-storage.js";
+import { lfsRoutes } from "../git/lfs/lfs.routes.js";
+import type { ObjectStore } from "../git/lfs/object-store.js";
+import type { MultipartStaging } from "../git/lfs/multipart-staging.js";
+import type { ResolveCredentialKey } from "../auth/authenticate.js";
+import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
+import type { Authenticate } from "../auth/authenticate.js";
+import type { Authorize } from "../auth/authorizer.js";
+import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
+import type { Config } from "../config.js";
+import type { Db } from "../db/database.js";
+import { installAccess } from "../http/access.js";
+import { AccessLog } from "../http/access-log.js";
+import { installErrorHandling } from "../http/error-handler.js";
+import { createValidatorCompiler } from "../http/validation.js";
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  logger: FastifyBaseLogger;
+  db: Db;
+  version: string;
+  authenticate: Authenticate;
+  authorize: Authorize;
+  rateLimiter: RateLimiter;
+  account: AccountService;
+  profiles: ProfileService;
+  identities: SocialIdentities;
+  usernames: UsernameService;
+  hardware: HardwareService;
+  preferences: ContentPreferencesService;
+  gating: GatingService;
+  papers: PapersService;
+  auth: AuthService;
+  mfa: MfaService;
+  tokens: TokensService;
+  device: DeviceService;
+  orgs: OrgsService;
+  keys: KeysService;
+  repos: ReposService;
+  storage: RepoStorage;
+  objectStore: ObjectStore;
+  files: FilesService;
+  refs: RefsService;
+  repoFiles: RepoFiles;
+  serverKey: Buffer;
+  staging: MultipartStaging;
+  resolveCredentialKey: ResolveCredentialKey;
+  clock: () => Date;
+  inference: InferenceService;
+  billing: BillingService;
+  deletion: AccountDeletionService;
+  webhooks: WebhooksService;
+  sso: SsoService;
+  catalog: Catalog;
+  stats: LiveStats;
+  startedAt: number;
+}
+
+/** What every surface shares: request ids, security headers, one access-log line, errors, the access pipeline. */
+async function createApp(deps: AppDeps, options: { openapi: boolean }) {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    trustProxy: config.trustProxy,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    logController: new AccessLog(),
+    // Pushes and LFS transfers can take longer than any fixed limit; idle sockets still time out.
+    requestTimeout: 0,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    reply.header("x-content-type-options", "nosniff");
+    reply.header("cache-control", "no-store");
+  });
+  installErrorHandling(app);
+  // While shutting down, answer in-flight requests with Connection: close so keep-alive clients let go.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
+  if (options.openapi) await registerOpenApi(app, config);
+  app.addSchema(ApiError);
+  installAccess(app, {
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    rateLimiter: deps.rateLimiter,
+    rateLimit: config.rateLimit,
+  });
+  return app;
+}
+
+function smartHttp(deps: AppDeps) {
+  return smartHttpRoutes({
+    repos: deps.repos,
+    storage: deps.storage,
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    maxGitBlobBytes: deps.config.maxGitBlobBytes,
+  });
+}
+
+function lfs(deps: AppDeps, baseUrl: string) {
+  return lfsRoutes({
+    db: deps.db,
+    repos: deps.repos,
+    store: deps.objectStore,
+    authenticate: deps.authenticate,
+    authorize: deps.authorize,
+    resolveCredentialKey: deps.resolveCredentialKey,
+    serverKey: deps.serverKey,
+    staging: deps.staging,
+    baseUrl,
+    clock: deps.clock,
+  });
+}
+
+/** The git surface: smart HTTP and Git LFS, on its own listener. */
+export async function buildGitApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = await createApp(deps, { openapi: false });
+  await app.register(smartHttp(deps));
+  await app.register(lfs(deps, deps.config.gitPublicUrl));
+  return app;
+}
+
+async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Hub API",
+        version: "1.0.0",
+        description: "The Hub REST API: accounts, tokens, repositories, organizations and more.",
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    },
+    // Shared schemas keep their own names (`Error`) in components.schemas.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+}
+
+/** The Hub API surface, with git's smart HTTP on the same paths as the fallback for remotes on the base URL. */
+export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = await createApp(deps, { openapi: true });
+
+  app.get(
+    "/api/health",
+    {
+      schema: {
+        operationId: "health",
+        tags: ["OpenAPI"],
+        summary: "Liveness and database reachability.",
+        response: { 200: Health },
+      },
+      config: { access: "public", unmetered: true },
+    },
+    async () => {
+      await deps.db.selectFrom("users").select("id").limit(1).execute();
+      return { status: "ok" as const, version: deps.version };
+    },
+  );
+  app.get(
+    "/api/openapi.json",
+    {
+      schema: {
+        operationId: "openapi_get",
+        tags: ["OpenAPI"],
+        summary: "This API's OpenAPI 3.1 document.",
+        hide: true,
+      },
+      config: { access: "public" },
+    },
+    async () => app.swagger(),
+  );
+
+  app.addSchema(OAuthError);
+  const secureCookies = config.publicUrl.startsWith("https:");
+  await app.register(hubConfigurationRoutes({ config, version: deps.version }));
+  await app.register(accountRoutes({ account: deps.account }));
+  await app.register(
+    profileRoutes({
+      profiles: deps.profiles,
+      identities: deps.identities,
+      avatarMaxBytes: config.account.avatarMaxBytes,
+    }),
+  );
+  await app.register(usernameRoutes({ usernames: deps.usernames }));
+  await app.register(hardwareRoutes({ hardware: deps.hardware, repos: deps.repos }));
+  await app.register(contentPreferencesRoutes({ preferences: deps.preferences }));
+  await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
+  await app.register(mfaRoutes({ mfa: deps.mfa }));
+  await app.register(papersRoutes({ papers: deps.papers }));
+  await app.register(billingRoutes({ billing: deps.billing }));
+  await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
+  await app.register(
+    authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
+  );
+  await app.register(tokensRoutes({ tokens: deps.tokens }));
+  await app.register(deviceRoutes({ device: deps.device, publicUrl: config.publicUrl }));
+  await app.register(
+    devicePageRoutes({
+      device: deps.device,
+      auth: deps.auth,
+      authorize: deps.authorize,
+      serverKey: deps.serverKey,
+      secureCookies,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+    }),
+  );
+  await app.register(orgsRoutes({ orgs: deps.orgs }));
+  await app.register(ssoRoutes({ sso: deps.sso, orgs: deps.orgs }));
+  await app.register(keysRoutes({ keys: deps.keys }));
+  await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
+  await app.register(
+    inferenceRoutes({
+      inference: deps.inference,
+      orgs: deps.orgs,
+      catalog: deps.catalog,
+      stats: deps.stats,
+      startedAt: deps.startedAt,
+    }),
+  );
+  await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
+  await app.register(
+    reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),
+  );
+  await app.register(
+    filesRoutes({
+      repos: deps.repos,
+      files: deps.files,
+      repoFiles: deps.repoFiles,
+      store: deps.objectStore,
+      publicUrl: config.publicUrl,
+      onDownload: deps.preferences.recordDownload,
+    }),
+  );
+  await app.register(smartHttp(deps));
+  await app.register(lfs(deps, config.publicUrl));
+  return app;
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { LoginRequest, LoginResponse, ReauthenticateRequest, ReauthenticateResponse } from "@hub/api";
+import { SESSION_COOKIE } from "../../../auth/authenticate.js";
+import { principalOf } from "../../../http/access.js";
+import type { AuthService } from "./auth.service.js";
+
+/** The Set-Cookie value of a browser session; the device sign-in page sets the same one. */
+export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${maxAgeSeconds}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+/** Password sign-in for the web, sign-out, and reauthentication of any credential. */
+export function authRoutes({
+  auth,
+  secureCookies,
+  sessionTtlSeconds,
+}: {
+  auth: AuthService;
+  secureCookies: boolean;
+  sessionTtlSeconds: number;
+}): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      "/api/auth/login",
+      {
+        schema: {
+          operationId: "auth_login",
+          tags: ["Account"],
+          summary:
+            "Sign in with a handle or email and a password (and `otp` when two-factor authentication is on); sets an HttpOnly session cookie.",
+          body: LoginRequest,
+          response: { 200: LoginResponse },
+        },
+        config: { access: "public" },
+      },
+      async (request, reply) => {
+        const { username, password, otp } = request.body;
+        const session = await auth.login(username, password, otp);
+        reply.header("set-cookie", sessionCookie(session.secret, sessionTtlSeconds, secureCookies));
+        return { name: session.handle, expiresAt: session.expiresAt };
+      },
+    );
+
+    app.post(
+      "/api/auth/logout",
+      {
+        schema: {
+          operationId: "auth_logout",
+          tags: ["Account"],
+          summary: "End the browser session and clear its cookie.",
+          response: { 204: { type: "null", description: "Signed out." } },
+        },
+        config: { access: { action: "account:read" } },
+      },
+      async (request, reply) => {
+        await auth.logout(principalOf(request));
+        return reply
+          .header("set-cookie", sessionCookie("", 0, secureCookies))
+          .status(204)
+          .send();
+      },
+    );
+
+    app.post(
+      "/api/auth/reauthenticate",
+      {
+        schema: {
+          operationId: "auth_reauthenticate",
+          tags: ["Account"],
+          summary:
+            "Confirm your password (and `otp` when two-factor authentication is on) so this credential may make sensitive changes for a few minutes.",
+          body: ReauthenticateRequest,
+          response: { 200: ReauthenticateResponse },
+        },
+        config: { access: { action: "account:read" } },
+      },
+      async (request) => ({
+        reauthenticatedUntil: await auth.reauthenticate(
+          principalOf(request),
+          request.body.password,
+          request.body.otp,
+        ),
+      }),
+    );
+  };
+}

@@ -1,0 +1,33 @@
+import type { DbOrTx } from "../../../db/database.js";
+import type { SessionRow } from "../../../db/schema.js";
+
+/** SQL for browser sessions; like tokens, only the digest of the cookie secret is stored. */
+export const sessionsRepository = {
+  insert: (db: DbOrTx, row: SessionRow) => db.insertInto("sessions").values(row).execute(),
+
+  findBySecretHash: (db: DbOrTx, secretHash: string) =>
+    db
+      .selectFrom("sessions")
+      .innerJoin("users", "users.id", "sessions.user_id")
+      .selectAll("sessions")
+      .select(["users.handle", "users.fullname", "users.is_admin"])
+      .where("sessions.secret_hash", "=", secretHash)
+      .executeTakeFirst(),
+
+  findById: (db: DbOrTx, id: string) =>
+    db
+      .selectFrom("sessions")
+      .innerJoin("users", "users.id", "sessions.user_id")
+      .selectAll("sessions")
+      .select(["users.handle", "users.fullname", "users.is_admin"])
+      .where("sessions.id", "=", id)
+      .executeTakeFirst(),
+
+  delete: (db: DbOrTx, id: string) => db.deleteFrom("sessions").where("id", "=", id).execute(),
+
+  deleteExpired: (db: DbOrTx, now: string) =>
+    db.deleteFrom("sessions").where("expires_at", "<=", now).execute(),
+
+  markReauthenticated: (db: DbOrTx, id: string, at: string) =>
+    db.updateTable("sessions").set({ reauthenticated_at: at }).where("id", "=", id).execute(),
+};

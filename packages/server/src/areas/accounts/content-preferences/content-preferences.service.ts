@@ -1,0 +1,215 @@
+import { randomUUID } from "node:crypto";
+import type {
+  ContentFilter,
+  ContentPreferences,
+  CreateRecommendationSuppression,
+  LearnedInterest,
+  RecommendationSuppression,
+  RepoType,
+  SuppressionKind,
+  UpdateContentPreferences,
+} from "@hub/api";
+import type { Authorize } from "../../../auth/authorizer.js";
+import type { Principal } from "../../../auth/credential.js";
+import type { Db } from "../../../db/database.js";
+import type { RecommendationSuppressionRow } from "../../../db/schema.js";
+import { badRequest, conflict, HubError, notFound } from "../../../errors.js";
+import type { RepoFiles } from "../../../git/repo-files.js";
+import type { RepoStorage } from "../../../git/repo-storage.js";
+import { reposRepository } from "../../repositories/repos/repos.repository.js";
+import { repoResource, type FoundRepo, type ReposService } from "../../repositories/repos/repos.service.js";
+import { contentPreferencesRepository } from "./content-preferences.repository.js";
+import { readmeAt, readmeTags } from "./readme-tags.js";
+
+/** How many of the most recent repositories interests are learned from. */
+const LEARN_FROM = 200;
+const MAX_INTERESTS = 50;
+const TAG = /^[A-Za-z0-9][A-Za-z0-9:._/+-]{0,99}$/;
+const REPO_ID = /^([a-z0-9][a-z0-9-]{0,39})\/([a-z0-9][a-z0-9._-]{0,95})$/;
+
+export interface ContentPreferencesDeps {
+  db: Db;
+  clock: () => Date;
+  repos: ReposService;
+  storage: RepoStorage;
+  repoFiles: RepoFiles;
+  authorize: Authorize;
+}
+
+/**
+ * Content preferences: what the account set (hidden tags, languages, content
+ * filters), interests learned from its real activity (the tags of
+ * repositories it downloaded), and what it asked not to be recommended.
+ */
+export function createContentPreferencesService({
+  db,
+  clock,
+  repos,
+  storage,
+  repoFiles,
+  authorize,
+}: ContentPreferencesDeps) {
+  /** The repository if the caller may still read it. */
+  async function readable(principal: Principal, id: string): Promise<FoundRepo | null> {
+    const repo = await repos.findById(id);
+    if (!repo) return null;
+    try {
+      await authorize(principal, "repo:read", repoResource(repo));
+      return repo;
+    } catch (err) {
+      if (err instanceof HubError) return null;
+      throw err;
+    }
+  }
+
+  /** The card tags of a repository's default branch. */
+  async function tagsOf(repo: FoundRepo): Promise<string[]> {
+    const commit = await storage.resolveRef(repo.row.id, repo.row.default_branch);
+    const readme = commit ? await readmeAt(repoFiles, repo.row.id, commit) : null;
+    return readme === null ? [] : readmeTags(readme);
+  }
+
+  async function learned(principal: Principal, hidden: Set<string>): Promise<LearnedInterest[]> {
+    const activity = await contentPreferencesRepository.activity(db, principal.userId, LEARN_FROM);
+    const interests = new Map<string, LearnedInterest>();
+    for (const row of activity) {
+      const repo = await readable(principal, row.repository_id);
+      if (!repo) continue;
+      for (const tag of await tagsOf(repo)) {
+        if (hidden.has(tag)) continue;
+        const interest = interests.get(tag) ?? { tag, score: 0, repositories: 0 };
+        interest.score += row.count;
+        interest.repositories += 1;
+        interests.set(tag, interest);
+      }
+    }
+    return [...interests.values()]
+      .sort((a, b) => b.score - a.score || b.repositories - a.repositories || a.tag.localeCompare(b.tag))
+      .slice(0, MAX_INTERESTS);
+  }
+
+  async function presentSuppression(
+    row: RecommendationSuppressionRow,
+  ): Promise<RecommendationSuppression | null> {
+    let value = row.value;
+    if (row.kind === "repository") {
+      const repo = await repos.findById(row.value);
+      if (!repo) return null;
+      value = `${repo.type}/${repo.fullName}`;
+    } else if (row.kind === "author") {
+      const handle =
+        (await reposRepository.ownerHandle(db, "user", row.value)) ??
+        (await reposRepository.ownerHandle(db, "org", row.value));
+      if (!handle) return null;
+      value = handle;
+    }
+    return { id: row.id, kind: row.kind as SuppressionKind, value, createdAt: row.created_at };
+  }
+
+  return {
+    /** The explicit preferences and the interests learned from the caller's activity. */
+    async get(principal: Principal): Promise<ContentPreferences> {
+      const row = await contentPreferencesRepository.find(db, principal.userId);
+      const hiddenTags = row ? (JSON.parse(row.hidden_tags) as string[]) : [];
+      return {
+        hiddenTags,
+        languages: row ? (JSON.parse(row.languages) as string[]) : [],
+        contentFilters: row ? (JSON.parse(row.content_filters) as ContentFilter[]) : [],
+        learnedInterests: await learned(principal, new Set(hiddenTags)),
+        updatedAt: row?.updated_at ?? null,
+      };
+    },
+
+    /** Replaces the explicit part; the learned part stays. */
+    async update(principal: Principal, body: UpdateContentPreferences): Promise<ContentPreferences> {
+      await contentPreferencesRepository.save(db, {
+        user_id: principal.userId,
+        hidden_tags: JSON.stringify(body.hiddenTags ?? []),
+        languages: JSON.stringify(body.languages ?? []),
+        content_filters: JSON.stringify(body.contentFilters ?? []),
+        updated_at: clock().toISOString(),
+      });
+      return this.get(principal);
+    },
+
+    /** Forgets the activity interests were learned from. */
+    async clearLearned(userId: string): Promise<void> {
+      await contentPreferencesRepository.clearActivity(db, userId);
+    },
+
+    /** Records that the account downloaded a file of the repository. */
+    async recordDownload(userId: string, repositoryId: string): Promise<void> {
+      await contentPreferencesRepository.record(db, userId, repositoryId, "download", clock().toISOString());
+    },
+
+    async suppressions(userId: string): Promise<RecommendationSuppression[]> {
+      const rows = await contentPreferencesRepository.suppressions(db, userId);
+      const shown = await Promise.all(rows.map(presentSuppression));
+      return shown.filter((s): s is RecommendationSuppression => s !== null);
+    },
+
+    /**
+     * Records that something should not be recommended: a repository the
+     * caller may read, an existing user or organization, or a tag. Repositories
+     * and authors are kept by id, so renames keep the suppression.
+     */
+    async suppress(
+      principal: Principal,
+      body: CreateRecommendationSuppression,
+    ): Promise<RecommendationSuppression> {
+      let value: string;
+      if (body.kind === "repository") {
+        const match = REPO_ID.exec(body.value);
+        if (!match)
+          throw badRequest("invalid_value", `"${body.value}" is not a repository id (owner/name).`, "value");
+        const type: RepoType = body.repoType ?? "model";
+        value = (await repos.findOrHide(principal, type, match[1] ?? "", match[2] ?? "")).row.id;
+        const repo = await readable(principal, value);
+        if (!repo) throw notFound(`Repository ${body.value} was not found, or you may not see it.`);
+      } else if (body.kind === "author") {
+        value = (await repos.namespace(body.value)).owner.id;
+      } else {
+        if (!TAG.test(body.value))
+          throw badRequest("invalid_value", `"${body.value}" is not a tag.`, "value");
+        value = body.value;
+      }
+      if (await contentPreferencesRepository.findSuppression(db, principal.userId, body.kind, value)) {
+        throw conflict(
+          "suppression_exists",
+          `You already asked not to be recommended ${body.value}.`,
+          "value",
+        );
+      }
+      const row: RecommendationSuppressionRow = {
+        id: randomUUID(),
+        user_id: principal.userId,
+        kind: body.kind,
+        value,
+        created_at: clock().toISOString(),
+      };
+      try {
+        await contentPreferencesRepository.insertSuppression(db, row);
+      } catch (err) {
+        if (await contentPreferencesRepository.findSuppression(db, principal.userId, body.kind, value)) {
+          throw conflict(
+            "suppression_exists",
+            `You already asked not to be recommended ${body.value}.`,
+            "value",
+          );
+        }
+        throw err;
+      }
+      const shown = await presentSuppression(row);
+      if (!shown) throw notFound(`${body.value} no longer exists.`);
+      return shown;
+    },
+
+    async unsuppress(userId: string, id: string): Promise<void> {
+      const deleted = await contentPreferencesRepository.deleteSuppression(db, userId, id);
+      if (Number(deleted.numDeletedRows) === 0)
+        throw notFound("No such suppression; list them at GET /api/me/recommendation-suppressions.");
+    },
+  };
+}
+
+export type ContentPreferencesService = ReturnType<typeof createContentPreferencesService>;

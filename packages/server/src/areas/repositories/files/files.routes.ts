@@ -1,0 +1,316 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  ApiErrorRef,
+  CommitResponse,
+  PreuploadRequest,
+  PreuploadResponse,
+  REPO_TYPES,
+  TreeEntry,
+  type RepoType,
+} from "@hub/api";
+import { Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { parseDocument } from "yaml";
+import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import type { RepoFiles } from "../../../git/repo-files.js";
+import { HubError } from "../../../errors.js";
+import { principalOf } from "../../../http/access.js";
+import { sendRanged } from "../../../http/ranged-response.js";
+import {
+  cursorOffset,
+  nextPageUrl,
+  repoAccess,
+  repoPathAccess,
+  repositoryOf,
+} from "../repos/repos.routes.js";
+import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
+import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
+
+const TREE_PAGE_SIZE = 1000;
+/** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
+const COMMIT_BODY_LIMIT = 100 * 1024 * 1024;
+
+/** Problems with a card's `---` YAML header: it must parse and be a mapping. */
+function cardMetadataErrors(card: string): Array<{ message: string }> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(card);
+  if (!match) return [];
+  const document = parseDocument(match[1] ?? "");
+  if (document.errors.length > 0)
+    return document.errors.map((error) => ({ message: `Invalid YAML in the card header: ${error.message}` }));
+  const value: unknown = document.toJS();
+  if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
+    return [{ message: "The card header must be a YAML mapping of keys to values." }];
+  }
+  return [];
+}
+
+const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
+
+export interface FilesRoutesDeps {
+  repos: ReposService;
+  files: FilesService;
+  repoFiles: RepoFiles;
+  store: ObjectStore;
+  publicUrl: string;
+  /** Told of every file a signed-in account downloads (`resolve`, GET), for interests learned from activity. */
+  onDownload?: (userId: string, repositoryId: string) => Promise<void>;
+}
+
+/** The Hugging Face-compatible file API: preupload, NDJSON commits, trees, paths-info, and resolve/raw downloads. */
+export function filesRoutes({
+  repos,
+  files,
+  repoFiles,
+  store,
+  publicUrl,
+  onDownload,
+}: FilesRoutesDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addContentTypeParser(
+      "application/x-ndjson",
+      { parseAs: "string", bodyLimit: COMMIT_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    // paths-info: the Python client sends a form body.
+    app.addContentTypeParser(
+      "application/x-www-form-urlencoded",
+      { parseAs: "string" },
+      (_request, body, done) => {
+        const form = new URLSearchParams(String(body));
+        done(null, { paths: form.getAll("paths"), expand: form.get("expand") });
+      },
+    );
+
+    app.post(
+      "/api/validate-yaml",
+      {
+        schema: {
+          operationId: "validate_yaml",
+          tags: ["Repositories"],
+          summary: "Check the YAML metadata block of a repository card (README.md) before committing it.",
+          body: Type.Object(
+            { content: Type.String({ maxLength: 1024 * 1024 }), repoType: Type.Optional(Type.String()) },
+            { additionalProperties: true },
+          ),
+          response: {
+            200: Type.Object({ warnings: Type.Array(Type.Object({ message: Type.String() })) }),
+            400: Type.Object({ errors: Type.Array(Type.Object({ message: Type.String() })) }),
+          },
+        },
+        config: { access: "optional" },
+      },
+      async (request, reply) => {
+        const errors = cardMetadataErrors(request.body.content);
+        return errors.length > 0 ? reply.status(400).send({ errors }) : { warnings: [] };
+      },
+    );
+
+    for (const type of REPO_TYPES) {
+      const api = `/api/${type}s/:owner/:name`;
+      const { read, write } = repoPathAccess(repos, type);
+      const tags = ["Repositories"];
+
+      app.post(
+        `${api}/preupload/:rev`,
+        {
+          schema: {
+            operationId: `files_preupload_${type}`,
+            tags,
+            summary: "Ask which files of a commit go through LFS.",
+            body: PreuploadRequest,
+            response: { 200: PreuploadResponse, 404: ApiErrorRef },
+          },
+          config: { access: write },
+        },
+        async (request) => ({
+          files: await files.preupload(
+            repositoryOf(request),
+            (request.params as { rev: string }).rev,
+            request.body.files,
+            request.body.gitAttributes ?? undefined,
+          ),
+        }),
+      );
+
+      app.post(
+        `${api}/commit/:rev`,
+        {
+          schema: {
+            operationId: `files_commit_${type}`,
+            tags,
+            summary: "Commit files (NDJSON: header, file, lfsFile, deletedFile, deletedFolder) to a branch.",
+            response: {
+              200: CommitResponse,
+              404: ApiErrorRef,
+              409: ApiErrorRef,
+              412: ApiErrorRef,
+              422: ApiErrorRef,
+            },
+          },
+          config: { access: write },
+        },
+        async (request) => {
+          if (typeof request.body !== "string") {
+            throw new HubError(
+              415,
+              "unsupported_media_type",
+              "Send the commit as Content-Type: application/x-ndjson.",
+            );
+          }
+          return files.commit(
+            repositoryOf(request),
+            principalOf(request),
+            (request.params as { rev: string }).rev,
+            request.body,
+          );
+        },
+      );
+
+      app.get(
+        `${api}/tree/*`,
+        {
+          schema: {
+            operationId: `files_tree_${type}`,
+            tags,
+            summary: "List files and folders at a revision, paginated with a Link header.",
+            querystring: Type.Object(
+              {
+                recursive: Type.Optional(Type.String()),
+                expand: Type.Optional(Type.String()),
+                cursor: Type.Optional(Type.String()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(TreeEntry), 404: ApiErrorRef },
+          },
+          config: { access: read },
+        },
+        async (request, reply) => {
+          const repo = repositoryOf(request);
+          const { commit, path } = await files.splitRevisionPath(
+            repo,
+            (request.params as { "*": string })["*"],
+          );
+          const entries = await repoFiles.listTree(
+            repo.row.id,
+            commit,
+            path.replace(/\/$/, ""),
+            flag(request.query.recursive),
+          );
+          if (!entries) throw entryNotFound(path, commit);
+          const offset = cursorOffset(request.query.cursor);
+          const page = entries.slice(offset, offset + TREE_PAGE_SIZE);
+          if (offset + TREE_PAGE_SIZE < entries.length) {
+            reply.header("link", `<${nextPageUrl(publicUrl, request, offset + TREE_PAGE_SIZE)}>; rel="next"`);
+          }
+          return page;
+        },
+      );
+
+      app.post(
+        `${api}/paths-info/:rev`,
+        {
+          schema: {
+            operationId: `files_paths_info_${type}`,
+            tags,
+            summary: "Describe the given paths at a revision; missing paths are left out.",
+            body: Type.Object(
+              { paths: Type.Array(Type.String(), { maxItems: 1000 }), expand: Type.Optional(Type.Unknown()) },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(TreeEntry), 404: ApiErrorRef },
+          },
+          config: { access: read, formBody: true },
+        },
+        async (request) => {
+          const repo = repositoryOf(request);
+          const commit = await files.resolve(repo, (request.params as { rev: string }).rev);
+          return repoFiles.pathsInfo(
+            repo.row.id,
+            commit,
+            // Paths that cannot name anything in a repository are simply not there.
+            request.body.paths.filter(isRepositoryPath),
+          );
+        },
+      );
+
+      for (const direction of ["read", "write"] as const) {
+        app.get(
+          `${api}/xet-${direction}-token/:rev`,
+          {
+            schema: {
+              operationId: `files_xet_${direction}_token_${type}`,
+              tags,
+              summary: "Xet storage is not offered; this says so in a way the clients show.",
+              response: { 404: ApiErrorRef },
+            },
+            config: { access: read },
+          },
+          async () => {
+            throw new HubError(
+              404,
+              "xet_unavailable",
+              "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
+              undefined,
+              {
+                "x-error-code": "XetUnavailable",
+                "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
+              },
+            );
+          },
+        );
+      }
+
+      const web = `/${URL_PREFIX[type]}:owner/:repo`;
+      const webLocate = (request: FastifyRequest) => {
+        const { owner, repo } = request.params as { owner: string; repo: string };
+        return { type, owner, name: repo };
+      };
+      for (const mode of ["resolve", "raw"] as const) {
+        app.get(
+          `${web}/${mode}/*`,
+          { schema: { hide: true }, config: { access: repoAccess(repos, "repo:download", webLocate) } },
+          (request, reply) => download(request, reply, type, mode),
+        );
+      }
+    }
+
+    /** Sends a file; `resolve` follows LFS pointers to their objects, `raw` sends the blob itself. Range works on both. */
+    async function download(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      _type: RepoType,
+      mode: "resolve" | "raw",
+    ) {
+      const repo = repositoryOf(request);
+      const { commit, path } = await files.splitRevisionPath(repo, (request.params as { "*": string })["*"]);
+      const entry = await files.entry(repo, commit, path);
+      reply.header("x-repo-commit", commit).header("content-type", "application/octet-stream");
+      if (mode === "resolve" && request.method === "GET" && request.principal && onDownload) {
+        await onDownload(request.principal.userId, repo.row.id);
+      }
+      if (mode === "resolve" && entry.lfs) {
+        const { oid, size } = entry.lfs;
+        // A pointer is only text anyone can commit: serve the object only if it was uploaded to this repository.
+        if ((await files.linkedSize(repo, oid)) !== size || (await store.size(oid)) !== size)
+          throw entryNotFound(path, commit);
+        reply
+          .header("etag", `"${oid}"`)
+          .header("x-linked-etag", `"${oid}"`)
+          .header("x-linked-size", String(size));
+        return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
+      }
+      const content = await repoFiles.readBlob(repo.row.id, entry.oid);
+      reply.header("etag", `"${entry.oid}"`);
+      return sendRanged(
+        reply,
+        {
+          size: content.length,
+          open: (range) => Readable.from([range ? content.subarray(range.start, range.end + 1) : content]),
+        },
+        request.headers.range,
+      );
+    }
+  };
+}

@@ -1,0 +1,299 @@
+import type { Principal } from "../../../auth/credential.js";
+import type { Db } from "../../../db/database.js";
+import { HubError, badRequest } from "../../../errors.js";
+import { lfsMatcher } from "../../../git/gitattributes.js";
+import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
+import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import { lfsPointer } from "../../../git/lfs-pointer.js";
+import {
+  BranchMovedError,
+  MissingEntryError,
+  type FileOperation,
+  type RepoFiles,
+  type TreeEntry,
+} from "../../../git/repo-files.js";
+import type { RepoStorage } from "../../../git/repo-storage.js";
+import { usersRepository } from "../../accounts/account/users.repository.js";
+import type { FoundRepo, ReposService } from "../repos/repos.service.js";
+
+const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)[A-Za-z0-9._/-]{1,200}(?<!\/)$/;
+
+export const revisionNotFound = (revision: string, fullName: string) =>
+  new HubError(
+    404,
+    "revision_not_found",
+    `Revision ${revision} was not found in ${fullName}; check the branch, tag or commit.`,
+    undefined,
+    {
+      "x-error-code": "RevisionNotFound",
+      "x-error-message": "Invalid rev id",
+    },
+  );
+
+export const entryNotFound = (path: string, commit: string | null) =>
+  new HubError(
+    404,
+    "entry_not_found",
+    `${path} was not found at this revision: a file with this name doesn't exist.`,
+    undefined,
+    {
+      "x-error-code": "EntryNotFound",
+      "x-error-message": "Entry not found",
+      ...(commit ? { "x-repo-commit": commit } : {}),
+    },
+  );
+
+/** Whether a path can name a file or folder of a repository: relative, inside it, not git's own directory. */
+export function isRepositoryPath(path: string): boolean {
+  const parts = path.split("/");
+  return (
+    path.length > 0 &&
+    path.length <= 1024 &&
+    !path.startsWith("/") &&
+    !path.includes("\0") &&
+    !parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git")
+  );
+}
+
+/** Rejects a repository path that is empty, absolute, climbs out, or names git's own directory. */
+export function checkPath(path: string, field = "path"): string {
+  if (!isRepositoryPath(path)) {
+    throw badRequest(
+      "invalid_path",
+      `"${path}" is not a valid file path: use relative paths without "", ".", ".." or ".git" segments.`,
+      field,
+    );
+  }
+  return path;
+}
+
+/** One line of the NDJSON commit body, as the Hugging Face clients send it. */
+interface CommitLine {
+  key?: unknown;
+  value?: Record<string, unknown>;
+}
+
+export interface FilesServiceDeps {
+  db: Db;
+  repos: ReposService;
+  storage: RepoStorage;
+  files: RepoFiles;
+  store: ObjectStore;
+  maxGitBlobBytes: number;
+}
+
+/** The Hugging Face-compatible file API over a repository: revisions, trees, preupload, commits and downloads. */
+export function createFilesService({ db, repos, storage, files, store, maxGitBlobBytes }: FilesServiceDeps) {
+  async function resolve(repo: FoundRepo, revision: string): Promise<string> {
+    const ref = revision === "HEAD" || revision === "" ? repo.row.default_branch : revision;
+    const sha = await storage.resolveRef(repo.row.id, ref);
+    if (!sha) throw revisionNotFound(revision, repo.fullName);
+    return sha;
+  }
+
+  async function branchHead(repo: FoundRepo, branch: string): Promise<string> {
+    const sha = BRANCH_NAME.test(branch)
+      ? await storage.resolveRef(repo.row.id, `refs/heads/${branch}`)
+      : null;
+    if (!sha) throw revisionNotFound(branch, repo.fullName);
+    return sha;
+  }
+
+  return {
+    resolve,
+
+    /**
+     * Splits `<revision>/<path>` where the revision may itself hold slashes
+     * (`refs/pr/1`, `refs/convert/parquet`): the longest prefix that resolves wins.
+     */
+    async splitRevisionPath(
+      repo: FoundRepo,
+      joined: string,
+    ): Promise<{ revision: string; commit: string; path: string }> {
+      const parts = joined.split("/");
+      for (let take = Math.min(parts.length, 4); take >= 1; take--) {
+        const revision = parts.slice(0, take).join("/");
+        const commit = revision
+          ? await storage.resolveRef(repo.row.id, revision === "HEAD" ? repo.row.default_branch : revision)
+          : null;
+        if (commit) return { revision, commit, path: parts.slice(take).join("/") };
+      }
+      throw revisionNotFound(parts[0] ?? "", repo.fullName);
+    },
+
+    /** Decides per file whether it travels through LFS: over the size limit, or tracked by `.gitattributes`. */
+    async preupload(
+      repo: FoundRepo,
+      branch: string,
+      items: Array<{ path: string; size: number }>,
+      gitAttributes?: string,
+    ) {
+      const head = await branchHead(repo, branch);
+      let attributes = gitAttributes;
+      if (attributes === undefined) {
+        const entry = (await files.pathsInfo(repo.row.id, head, [".gitattributes"]))[0];
+        attributes = entry ? (await files.readBlob(repo.row.id, entry.oid)).toString("utf8") : "";
+      }
+      const tracked = lfsMatcher(attributes);
+      return items.map(({ path, size }) => {
+        checkPath(path, "files.path");
+        const lfs = size > 0 && (size > maxGitBlobBytes || tracked(path));
+        return { path, uploadMode: lfs ? ("lfs" as const) : ("regular" as const), shouldIgnore: false };
+      });
+    },
+
+    /** Applies an NDJSON commit body to a branch and returns the new commit. */
+    async commit(repo: FoundRepo, principal: Principal, branch: string, ndjson: string) {
+      const lines = ndjson
+        .split("\n")
+        .filter((line) => line.trim() !== "")
+        .map((line, index) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(line);
+          } catch {
+            throw badRequest("invalid_commit", `Line ${index + 1} of the commit is not JSON.`);
+          }
+          if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+            throw badRequest(
+              "invalid_commit",
+              `Line ${index + 1} of the commit must be a JSON object with "key" and "value".`,
+            );
+          }
+          return parsed as CommitLine;
+        });
+      const header = lines[0];
+      if (header?.key !== "header" || typeof header.value?.summary !== "string") {
+        throw badRequest(
+          "invalid_commit",
+          'The first line must be {"key":"header","value":{"summary":...}}.',
+          "summary",
+        );
+      }
+      const description = typeof header.value.description === "string" ? header.value.description : "";
+      if (header.value.summary.includes("\0") || description.includes("\0")) {
+        throw badRequest(
+          "invalid_commit",
+          "The commit summary and description may not hold NUL characters.",
+          "summary",
+        );
+      }
+      const head = await branchHead(repo, branch);
+      const parent = header.value.parentCommit;
+      if (parent !== undefined && parent !== null) {
+        if (typeof parent !== "string" || !/^[0-9a-f]{5,40}$/.test(parent))
+          throw badRequest("invalid_commit", "parentCommit must be 5 to 40 hex characters.", "parentCommit");
+        if (!head.startsWith(parent)) {
+          throw new HubError(
+            412,
+            "parent_commit_mismatch",
+            `${branch} is at ${head}, not ${parent}: fetch the branch again and redo your change.`,
+          );
+        }
+      }
+      const operations: FileOperation[] = [];
+      const lfsFiles: Array<{ path: string; oid: string; size?: number }> = [];
+      for (const [index, line] of lines.slice(1).entries()) {
+        const value = line.value ?? {};
+        const path = checkPath(typeof value.path === "string" ? value.path : "", `line ${index + 2}.path`);
+        if (line.key === "file") {
+          if (value.encoding !== "base64" || typeof value.content !== "string")
+            throw badRequest(
+              "invalid_commit",
+              `${path}: send file content as base64 with encoding "base64".`,
+            );
+          const content = Buffer.from(value.content, "base64");
+          if (content.length > maxGitBlobBytes) {
+            throw badRequest(
+              "file_too_large",
+              `${path} is over ${maxGitBlobBytes} bytes; upload it through LFS (preupload says "lfs" for it).`,
+            );
+          }
+          operations.push({ kind: "write", path, content });
+        } else if (line.key === "lfsFile") {
+          if (typeof value.oid !== "string" || !/^[0-9a-f]{64}$/.test(value.oid))
+            throw badRequest("invalid_commit", `${path}: lfsFile needs a sha256 oid.`);
+          lfsFiles.push({
+            path,
+            oid: value.oid,
+            size: typeof value.size === "number" ? value.size : undefined,
+          });
+        } else if (line.key === "deletedFile") {
+          operations.push({ kind: "delete", path });
+        } else if (line.key === "deletedFolder") {
+          operations.push({ kind: "deleteFolder", path });
+        } else {
+          throw badRequest(
+            "invalid_commit",
+            `Line ${index + 2} has an unknown key "${String(line.key)}"; use file, lfsFile, deletedFile or deletedFolder.`,
+          );
+        }
+      }
+      // The JavaScript client never calls verify, so every LFS file must be checked here.
+      const linked = await lfsObjectsRepository.linked(
+        db,
+        repo.row.id,
+        lfsFiles.map((f) => f.oid),
+      );
+      for (const file of lfsFiles) {
+        const size = linked.get(file.oid);
+        if (
+          size === undefined ||
+          (file.size !== undefined && file.size !== size) ||
+          (await store.size(file.oid)) !== size
+        ) {
+          throw new HubError(
+            422,
+            "lfs_object_missing",
+            `${file.path}: LFS object ${file.oid} was not uploaded to this repository; upload it through the batch API first.`,
+          );
+        }
+        operations.push({ kind: "write", path: file.path, content: Buffer.from(lfsPointer(file.oid, size)) });
+      }
+      const user = await usersRepository.findById(db, principal.userId);
+      const body = description ? `\n\n${description}` : "";
+      try {
+        const commitOid = await files.commit(repo.row.id, {
+          branch,
+          head,
+          message: `${header.value.summary}${body}\n`,
+          author: {
+            name: user?.fullname || principal.handle,
+            email: user?.email ?? `${principal.handle}@users.noreply`,
+          },
+          operations,
+        });
+        await repos.refsUpdated(
+          repo,
+          [{ ref: `refs/heads/${branch}`, oldSha: head, newSha: commitOid }],
+          principal.handle,
+        );
+        return { commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`, commitOid };
+      } catch (err) {
+        if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);
+        if (err instanceof BranchMovedError)
+          throw new HubError(
+            409,
+            "branch_moved",
+            `${branch} moved while this commit was made; retry it on the new head.`,
+          );
+        throw err;
+      }
+    },
+
+    /** The size of an LFS object as uploaded through this repository, or undefined when it was not. */
+    async linkedSize(repo: FoundRepo, oid: string): Promise<number | undefined> {
+      return (await lfsObjectsRepository.linked(db, repo.row.id, [oid])).get(oid);
+    },
+
+    /** One entry of a commit, or EntryNotFound. */
+    async entry(repo: FoundRepo, commit: string, path: string): Promise<TreeEntry> {
+      checkPath(path);
+      const entry = (await files.pathsInfo(repo.row.id, commit, [path]))[0];
+      if (!entry || entry.type !== "file") throw entryNotFound(path, commit);
+      return entry;
+    },
+  };
+}
+
+export type FilesService = ReturnType<typeof createFilesService>;

@@ -1,0 +1,356 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  ApiErrorRef,
+  CreateRepoRequest,
+  GatedSetting,
+  HfCreateRepoRequest,
+  HfCreateRepoResponse,
+  HfDeleteRepoRequest,
+  REPO_ID_PATTERN,
+  REPO_TYPES,
+  RepoTypeSchema,
+  RepoConflict,
+  RepoInfo,
+  RepoListItem,
+  RepoSummary,
+  type RepoType,
+} from "@hub/api";
+import { Type } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Action } from "../../../auth/authorize.js";
+import type { Authorize } from "../../../auth/authorizer.js";
+import type { Principal } from "../../../auth/credential.js";
+import { HubError } from "../../../errors.js";
+import { principalOf, type Access } from "../../../http/access.js";
+import { repoResource, type FoundRepo, type ReposService } from "./repos.service.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The repository a route acts on, loaded by its access declaration. */
+    repository?: FoundRepo;
+  }
+}
+
+/** The repository the access check loaded for this request. */
+export function repositoryOf(request: FastifyRequest): FoundRepo {
+  if (!request.repository) throw new Error("The route declared no repository access.");
+  return request.repository;
+}
+
+/** Access to the repository a request names, loaded once and kept on the request. */
+export function repoAccess(
+  repos: ReposService,
+  action: Action,
+  locate: (
+    request: FastifyRequest,
+    principal: Principal | null,
+  ) => { type: RepoType; owner: string; name: string },
+): Access {
+  return {
+    action,
+    resource: async (request, principal) => {
+      const { type, owner, name } = locate(request, principal);
+      const repo = await repos.findOrHide(principal, type, owner, name, request.url);
+      request.repository = repo;
+      return repoResource(repo);
+    },
+  };
+}
+
+/** The offset an opaque list cursor carries; anything else starts from the beginning. */
+export function cursorOffset(cursor: string | undefined): number {
+  const offset = cursor ? Number(Buffer.from(cursor, "base64url").toString()) : 0;
+  return Number.isSafeInteger(offset) && offset >= 0 ? offset : 0;
+}
+
+/** The absolute URL of a listing's next page: the same path and query, with the cursor of `offset`. */
+export function nextPageUrl(publicUrl: string, request: FastifyRequest, offset: number): string {
+  const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
+  for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
+    if (key !== "cursor" && value !== undefined) next.searchParams.set(key, String(value));
+  }
+  next.searchParams.set("cursor", Buffer.from(String(offset)).toString("base64url"));
+  return next.href;
+}
+
+/** Access to the repository of a route under `/api/{type}s/:owner/:name`, for an action. */
+export function repoPathAction(repos: ReposService, type: RepoType, action: Action): Access {
+  return repoAccess(repos, action, (request) => {
+    const { owner, name } = request.params as { owner: string; name: string };
+    return { type, owner, name };
+  });
+}
+
+/** Read and write access for routes under `/api/{type}s/:owner/:name`. */
+export function repoPathAccess(repos: ReposService, type: RepoType): { read: Access; write: Access } {
+  return { read: repoPathAction(repos, type, "repo:read"), write: repoPathAction(repos, type, "repo:write") };
+}
+
+/** Answers a create that meets an existing repository: 409 with its URL, which the Python client reads. */
+async function createOrConflict(
+  reply: FastifyReply,
+  repos: ReposService,
+  type: RepoType,
+  fullName: string,
+  create: () => Promise<FoundRepo>,
+) {
+  try {
+    return await create();
+  } catch (err) {
+    if (err instanceof HubError && err.code === "repo_exists") {
+      await reply.status(409).send({ error: err.message, code: err.code, url: repos.webUrl(type, fullName) });
+      return null;
+    }
+    throw err;
+  }
+}
+
+/** The namespace a Hugging Face-shaped body names: its organization, else the caller. */
+function namespaceOf(body: { organization?: string | null }, principal: Principal | null): string {
+  return body.organization || principal?.handle || "";
+}
+
+/** Repository creation, deletion and information, in the spec's shape and in the Hugging Face clients' shape. */
+export function reposRoutes({
+  repos,
+  authorize,
+  publicUrl,
+}: {
+  repos: ReposService;
+  authorize: Authorize;
+  publicUrl: string;
+}): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      "/api/repos",
+      {
+        schema: {
+          operationId: "repos_create",
+          tags: ["Repositories"],
+          summary: "Create a repository with a first commit holding a default .gitattributes.",
+          body: CreateRepoRequest,
+          response: { 201: RepoSummary, 404: ApiErrorRef, 409: RepoConflict },
+        },
+        config: {
+          access: {
+            action: "repo:write",
+            resource: (request) =>
+              repos.namespace((request.body as CreateRepoRequest).repo_id.split("/")[0] ?? ""),
+          },
+        },
+      },
+      async (request, reply) => {
+        const [owner = "", name = ""] = request.body.repo_id.split("/");
+        const type = request.body.repo_type ?? "model";
+        const repo = await createOrConflict(reply, repos, type, request.body.repo_id, () =>
+          repos.create({
+            owner,
+            name,
+            type,
+            private: request.body.private ?? false,
+            actor: principalOf(request).handle,
+          }),
+        );
+        return repo ? reply.status(201).send(repos.summary(repo)) : reply;
+      },
+    );
+
+    app.post(
+      "/api/repos/create",
+      {
+        schema: {
+          operationId: "repos_create_hf",
+          tags: ["Repositories"],
+          summary: "Create a repository (the Hugging Face clients' request shape).",
+          body: HfCreateRepoRequest,
+          response: { 200: HfCreateRepoResponse, 404: ApiErrorRef, 409: RepoConflict },
+        },
+        config: {
+          access: {
+            action: "repo:write",
+            resource: (request, principal) =>
+              repos.namespace(namespaceOf(request.body as HfCreateRepoRequest, principal)),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { body } = request;
+        const owner = namespaceOf(body, request.principal);
+        const type = body.type ?? "model";
+        const isPrivate = body.visibility ? body.visibility !== "public" : body.private === true;
+        const repo = await createOrConflict(reply, repos, type, `${owner}/${body.name}`, () =>
+          repos.create({
+            owner,
+            name: body.name,
+            type,
+            private: isPrivate,
+            actor: principalOf(request).handle,
+          }),
+        );
+        return repo
+          ? { url: repos.webUrl(type, repo.fullName), id: repo.fullName, name: repo.fullName }
+          : reply;
+      },
+    );
+
+    app.delete(
+      "/api/repos/delete",
+      {
+        schema: {
+          operationId: "repos_delete",
+          tags: ["Repositories"],
+          summary: "Delete a repository permanently.",
+          body: HfDeleteRepoRequest,
+          response: { 204: { type: "null", description: "Deleted." }, 404: ApiErrorRef },
+        },
+        config: {
+          access: repoAccess(repos, "repo:delete", (request, principal) => {
+            const body = request.body as HfDeleteRepoRequest;
+            return { type: body.type ?? "model", owner: namespaceOf(body, principal), name: body.name };
+          }),
+        },
+      },
+      async (request, reply) => {
+        await repos.remove(repositoryOf(request), principalOf(request).handle);
+        return reply.status(204).send();
+      },
+    );
+
+    app.post(
+      "/api/repos/move",
+      {
+        schema: {
+          operationId: "repos_move",
+          tags: ["Repositories"],
+          summary:
+            "Rename a repository or move it to another namespace; needs repo:delete on it and repo:write on the target.",
+          body: Type.Object(
+            {
+              fromRepo: Type.String({ pattern: REPO_ID_PATTERN }),
+              toRepo: Type.String({ pattern: REPO_ID_PATTERN }),
+              type: Type.Optional(RepoTypeSchema),
+            },
+            { additionalProperties: true },
+          ),
+          response: { 200: { type: "null", description: "Moved." }, 404: ApiErrorRef, 409: ApiErrorRef },
+        },
+        config: {
+          access: repoAccess(repos, "repo:delete", (request) => {
+            const body = request.body as { fromRepo: string; type?: RepoType };
+            const [owner = "", name = ""] = body.fromRepo.split("/");
+            return { type: body.type ?? "model", owner, name };
+          }),
+        },
+      },
+      async (request, reply) => {
+        const [owner = "", name = ""] = request.body.toRepo.split("/");
+        const target = await repos.namespace(owner);
+        await authorize(request.principal, "repo:write", target);
+        await repos.move(repositoryOf(request), { owner: target.owner, name }, principalOf(request).handle);
+        return reply.status(200).send();
+      },
+    );
+
+    for (const type of REPO_TYPES) {
+      app.put(
+        `/api/${type}s/:owner/:name/settings`,
+        {
+          schema: {
+            operationId: `repos_settings_${type}`,
+            tags: ["Repositories"],
+            summary:
+              "Change visibility (private or visibility), gating (gated: false, auto or manual) and whether pushes may rewrite history (denyForcePush).",
+            body: Type.Object(
+              {
+                private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+                visibility: Type.Optional(Type.Union([Type.Literal("public"), Type.Literal("private")])),
+                gated: Type.Optional(GatedSetting),
+                denyForcePush: Type.Optional(Type.Boolean()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: { type: "null", description: "Saved." }, 400: ApiErrorRef, 404: ApiErrorRef },
+          },
+          config: { access: repoPathAccess(repos, type).write },
+        },
+        async (request, reply) => {
+          const { body } = request;
+          const isPrivate = body.visibility ? body.visibility === "private" : (body.private ?? undefined);
+          await repos.updateSettings(
+            repositoryOf(request),
+            { private: isPrivate, gated: body.gated, denyForcePush: body.denyForcePush },
+            principalOf(request).handle,
+          );
+          return reply.status(200).send();
+        },
+      );
+
+      app.get(
+        `/api/${type}s`,
+        {
+          schema: {
+            operationId: `repos_list_${type}`,
+            tags: ["Repositories"],
+            summary: `List the ${type} repositories you may read, paginated with an absolute Link header.`,
+            querystring: Type.Object(
+              {
+                search: Type.Optional(Type.String({ maxLength: 200 })),
+                author: Type.Optional(Type.String({ maxLength: 100 })),
+                sort: Type.Optional(Type.String()),
+                direction: Type.Optional(Type.String()),
+                limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+                cursor: Type.Optional(Type.String()),
+              },
+              { additionalProperties: true },
+            ),
+            response: { 200: Type.Array(RepoListItem) },
+          },
+          config: { access: "optional" },
+        },
+        async (request, reply) => {
+          const { search, author, sort, direction, cursor } = request.query;
+          const limit = request.query.limit ?? 100;
+          const offset = cursorOffset(cursor);
+          const page = await repos.list(request.principal, type, {
+            search,
+            author,
+            sort,
+            direction,
+            limit,
+            offset,
+          });
+          if (page.next !== null) {
+            reply.header("link", `<${nextPageUrl(publicUrl, request, page.next)}>; rel="next"`);
+          }
+          return page.items;
+        },
+      );
+
+      const params = Type.Object({
+        owner: Type.String(),
+        name: Type.String(),
+        revision: Type.Optional(Type.String()),
+      });
+      const access = repoPathAccess(repos, type).read;
+      for (const [path, operationId] of [
+        [`/api/${type}s/:owner/:name`, `repos_info_${type}`],
+        [`/api/${type}s/:owner/:name/revision/:revision`, `repos_info_${type}_revision`],
+      ] as const) {
+        app.get(
+          path,
+          {
+            schema: {
+              operationId,
+              tags: ["Repositories"],
+              summary: `Information about a ${type} repository at its default branch or a revision.`,
+              params,
+              response: { 200: RepoInfo, 404: ApiErrorRef },
+            },
+            config: { access },
+          },
+          async (request) => repos.info(repositoryOf(request), request.params.revision),
+        );
+      }
+    }
+  };
+}

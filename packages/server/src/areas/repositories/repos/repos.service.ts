@@ -1,0 +1,460 @@
+import { randomUUID } from "node:crypto";
+import { GATE_MODES, type GateMode, type RepoInfo, type RepoSummary, type RepoType } from "@hub/api";
+import { decide, orgRoleOf, type Owner, type Resource } from "../../../auth/authorize.js";
+import { organizationFacts } from "../../../auth/authorizer.js";
+import type { Principal } from "../../../auth/credential.js";
+import type { Config } from "../../../config.js";
+import type { Db } from "../../../db/database.js";
+import type { RepositoryRow } from "../../../db/schema.js";
+import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
+import type { RepoStorage } from "../../../git/repo-storage.js";
+import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../../errors.js";
+import { isHandle } from "../../accounts/account/handles.js";
+import { gatingRepository } from "../gating/gating.repository.js";
+import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
+import { ssoRepository } from "../../organizations/sso/sso.repository.js";
+import { ssoStanding } from "../../organizations/sso/sso-standing.js";
+import type { RefUpdate, RepoEvents } from "../../integrations/webhooks/events.js";
+import { reposRepository } from "./repos.repository.js";
+
+const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
+const DEFAULT_BRANCH = "main";
+
+/** The path prefix of each repository kind in web and git URLs; models have none. */
+export const URL_PREFIX: Record<RepoType, string> = {
+  model: "",
+  dataset: "datasets/",
+  space: "spaces/",
+  mcp: "mcps/",
+};
+
+/** Where a repository's page is. */
+export function repoWebUrl(publicUrl: string, type: RepoType, fullName: string): string {
+  return `${publicUrl}/${URL_PREFIX[type]}${fullName}`;
+}
+
+/** A repository with what access decisions and URLs need. */
+export interface FoundRepo {
+  row: RepositoryRow;
+  owner: Owner & { handle: string };
+  fullName: string;
+  type: RepoType;
+}
+
+/** A repository's gating as Hugging Face shows it: the mode, or false when it is not gated. */
+export function gateModeOf(row: RepositoryRow): GateMode | false {
+  return GATE_MODES.find((mode) => mode === row.gated) ?? false;
+}
+
+/** The authorization resource a repository is. */
+export function repoResource(repo: FoundRepo): Extract<Resource, { type: "repository" }> {
+  return {
+    type: "repository",
+    id: repo.row.id,
+    repoType: repo.type,
+    fullName: repo.fullName,
+    owner: repo.owner,
+    private: repo.row.private === 1,
+    gated: gateModeOf(repo.row),
+  };
+}
+
+/** A repository list entry, as the Hugging Face clients read it. */
+export interface RepoListItem {
+  _id: string;
+  id: string;
+  author: string;
+  private: boolean;
+  gated: GateMode | false;
+  createdAt: string;
+  lastModified: string;
+}
+
+function ownerOf(row: RepositoryRow, handle: string): FoundRepo["owner"] {
+  return row.owner_type === "org"
+    ? { type: "org", id: row.owner_id, handle }
+    : { type: "user", id: row.owner_id, handle };
+}
+
+function checkName(name: string): void {
+  if (!NAME_PATTERN.test(name) || name.endsWith(".git") || name.includes("..")) {
+    throw badRequest(
+      "invalid_repo_name",
+      `"${name}" is not a valid repository name: use up to 96 lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, without ".." or a ".git" ending.`,
+      "name",
+    );
+  }
+}
+
+export interface ReposServiceDeps {
+  db: Db;
+  storage: RepoStorage;
+  events: RepoEvents;
+  clock: () => Date;
+  config: Pick<Config, "publicUrl" | "gitPublicUrl" | "sshPublicUrl">;
+}
+
+/** Repositories: creation, lookup, deletion and what clients read about them. */
+export function createReposService({ db, storage, events, clock, config }: ReposServiceDeps) {
+  /** Whether the caller may read a repository, by the one authorization decision. */
+  async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
+    const resource = repoResource(repo);
+    const now = clock();
+    const facts = await organizationFacts(db, principal?.userId ?? null, resource, now, config.publicUrl);
+    return decide({ principal, action: "repo:read", resource, ...facts, now, reauthWindowSeconds: 0 })
+      .allowed;
+  }
+
+  const webUrl = (type: RepoType, fullName: string) => repoWebUrl(config.publicUrl, type, fullName);
+
+  return {
+    webUrl,
+    mayRead,
+
+    /** The repository as a list entry. */
+    listItem(repo: FoundRepo): RepoListItem {
+      return {
+        _id: repo.row.id,
+        id: repo.fullName,
+        author: repo.owner.handle,
+        private: repo.row.private === 1,
+        gated: gateModeOf(repo.row),
+        createdAt: repo.row.created_at,
+        lastModified: repo.row.updated_at || repo.row.created_at,
+      };
+    },
+
+    /** The repository, or null when it does not exist (or the names could not name one). Says nothing about access. */
+    async find(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
+      if (!isHandle(ownerHandle) || !NAME_PATTERN.test(name)) return null;
+      const owner = await reposRepository.findOwner(db, ownerHandle);
+      if (!owner) return null;
+      const row = await reposRepository.find(db, owner.id, type, name);
+      return row ? { row, owner, fullName: `${owner.handle}/${row.name}`, type } : null;
+    },
+
+    /** The repository with this database id, or null. */
+    async findById(id: string): Promise<FoundRepo | null> {
+      const row = await reposRepository.findById(db, id);
+      if (!row) return null;
+      const handle = await reposRepository.ownerHandle(db, row.owner_type, row.owner_id);
+      if (handle === null) return null;
+      return {
+        row,
+        owner: ownerOf(row, handle),
+        fullName: `${handle}/${row.name}`,
+        type: row.type as RepoType,
+      };
+    },
+
+    /** Where a repository moved to, when `ownerHandle/name` is an old name of one. */
+    async movedTo(type: RepoType, ownerHandle: string, name: string): Promise<FoundRepo | null> {
+      if (!isHandle(ownerHandle) || !NAME_PATTERN.test(name)) return null;
+      const id = await reposRepository.redirectTarget(db, type, ownerHandle, name);
+      return id ? this.findById(id) : null;
+    },
+
+    /**
+     * The repository, for an access check; a missing one answers like a hidden
+     * one (401 anonymous, 404 otherwise), so existence never leaks.
+     */
+    async findOrHide(
+      principal: Principal | null,
+      type: RepoType,
+      ownerHandle: string,
+      name: string,
+      requestPath?: string,
+    ): Promise<FoundRepo> {
+      const repo = await this.find(type, ownerHandle, name);
+      if (repo) return repo;
+      const moved = requestPath ? await this.movedTo(type, ownerHandle, name) : null;
+      if (moved && requestPath && (await mayRead(principal, moved))) {
+        const oldName = new RegExp(`/${ownerHandle}/${name.replaceAll(".", "\\.")}(?=\\.git|/|\\?|$)`);
+        throw new HubError(
+          307,
+          "repo_moved",
+          `Repository ${ownerHandle}/${name} moved to ${moved.fullName}; update your links and remotes.`,
+          undefined,
+          { location: requestPath.replace(oldName, `/${moved.fullName}`) },
+        );
+      }
+      if (!principal) {
+        throw unauthenticated(
+          "unauthenticated",
+          "Sign in to see this repository: send Authorization: Bearer <token>.",
+        );
+      }
+      throw repoNotFound(`${ownerHandle}/${name}`);
+    },
+
+    /** The user or organization that would own a new repository. */
+    async namespace(handle: string): Promise<{ type: "namespace"; owner: Owner & { handle: string } }> {
+      const owner = isHandle(handle) ? await reposRepository.findOwner(db, handle) : null;
+      if (!owner) throw notFound(`No user or organization is called "${handle}".`);
+      return { type: "namespace", owner };
+    },
+
+    /** Creates a repository with a first commit holding the default `.gitattributes`; the caller was authorized on its namespace. */
+    async create(input: {
+      owner: string;
+      name: string;
+      type: RepoType;
+      private: boolean;
+      /** The handle of the account creating it, for its event. */
+      actor: string;
+    }): Promise<FoundRepo> {
+      checkName(input.name);
+      const owner = await reposRepository.findOwner(db, input.owner);
+      if (!owner) throw notFound(`No user or organization is called "${input.owner}".`);
+      const fullName = `${owner.handle}/${input.name}`;
+      if (await reposRepository.find(db, owner.id, input.type, input.name)) {
+        throw new HubError(
+          409,
+          "repo_exists",
+          `Repository ${fullName} already exists; choose another name or use it.`,
+        );
+      }
+      const now = clock().toISOString();
+      const row: RepositoryRow = {
+        id: randomUUID(),
+        owner_id: owner.id,
+        owner_type: owner.type,
+        type: input.type,
+        name: input.name,
+        private: input.private ? 1 : 0,
+        default_branch: DEFAULT_BRANCH,
+        created_at: now,
+        updated_at: now,
+        gated: null,
+      };
+      // The repository goes on disk first: a crash then leaves an unused directory, never a row without a repository.
+      await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
+      try {
+        await reposRepository.insert(db, row);
+        await reposRepository.dropRedirect(db, input.type, owner.handle, input.name);
+      } catch (err) {
+        await storage.remove(row.id);
+        if (await reposRepository.find(db, owner.id, input.type, input.name)) {
+          throw new HubError(
+            409,
+            "repo_exists",
+            `Repository ${fullName} already exists; choose another name or use it.`,
+          );
+        }
+        throw err;
+      }
+      const repo: FoundRepo = { row, owner, fullName, type: input.type };
+      await events.publish({ scope: "repo", action: "create", repo, actor: input.actor });
+      return repo;
+    },
+
+    /**
+     * A page of the repositories of a kind the caller may read, newest change
+     * first by default; `next` is the offset of the following page, if any.
+     */
+    async list(
+      principal: Principal | null,
+      type: RepoType,
+      query: {
+        author?: string;
+        search?: string;
+        sort?: string;
+        direction?: string;
+        limit: number;
+        offset: number;
+      },
+    ): Promise<{ items: RepoListItem[]; next: number | null }> {
+      const [memberships, ssoRequired] = principal
+        ? await Promise.all([
+            orgsRepository.membershipsOfUser(db, principal.userId),
+            ssoRepository.requiredOfUser(db, principal.userId),
+          ])
+        : [[], []];
+      const roles = new Map(memberships.map((m) => [m.id, m.role]));
+      const now = clock();
+      const sso = new Map(
+        ssoRequired.map((org) => [org.id, ssoStanding(org, org.handle, now, config.publicUrl)]),
+      );
+      const sort =
+        query.sort === "createdAt" ? "created_at" : query.sort === "id" ? "full_name" : "updated_at";
+      const rows = await reposRepository.listVisible(db, {
+        type,
+        viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
+        author: query.author,
+        search: query.search,
+        sort,
+        descending: query.direction ? query.direction === "-1" : sort !== "full_name",
+        offset: query.offset,
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const items = page
+        .map((row) => ({
+          row,
+          owner: ownerOf(row, row.owner_handle),
+          fullName: `${row.owner_handle}/${row.name}`,
+          type,
+        }))
+        .filter((repo) => {
+          const role = repo.owner.type === "org" ? orgRoleOf(roles.get(repo.owner.id)) : null;
+          return decide({
+            principal,
+            action: "repo:read",
+            resource: repoResource(repo),
+            membershipRole: role,
+            sso: sso.get(repo.owner.id) ?? null,
+            now,
+            reauthWindowSeconds: 0,
+          }).allowed;
+        })
+        .map((repo) => this.listItem(repo));
+      return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
+    },
+
+    /**
+     * Changes visibility, gating and history protection. Switching a gated
+     * repository to `auto` accepts the requests waiting for review, as asking
+     * in `auto` mode would; turning gating off keeps the decisions for when it
+     * is turned on again.
+     */
+    async updateSettings(
+      repo: FoundRepo,
+      settings: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean },
+      actor: string,
+    ): Promise<void> {
+      const now = clock().toISOString();
+      if (settings.private !== undefined)
+        await reposRepository.setPrivate(db, repo.row.id, settings.private, now);
+      const { gated } = settings;
+      if (gated !== undefined) {
+        await db.transaction().execute(async (tx) => {
+          await reposRepository.setGated(tx, repo.row.id, gated || null, now);
+          if (gated === "auto") await gatingRepository.acceptPending(tx, repo.row.id, now);
+        });
+      }
+      if (settings.denyForcePush !== undefined)
+        await storage.setForcePushDenied(repo.row.id, settings.denyForcePush);
+      const updatedConfig = {
+        ...(settings.private === undefined ? {} : { private: settings.private }),
+        ...(gated === undefined ? {} : { gated }),
+        ...(settings.denyForcePush === undefined ? {} : { denyForcePush: settings.denyForcePush }),
+      };
+      if (Object.keys(updatedConfig).length === 0) return;
+      const row = {
+        ...repo.row,
+        ...(settings.private === undefined ? {} : { private: settings.private ? 1 : 0 }),
+        ...(gated === undefined ? {} : { gated: gated || null }),
+      };
+      await events.publish({
+        scope: "repo.config",
+        action: "update",
+        repo: { ...repo, row },
+        updatedConfig,
+        actor,
+      });
+    },
+
+    /** Gives a repository a new owner or name; its data stays where it is, named by id. */
+    async move(
+      repo: FoundRepo,
+      target: { owner: Owner & { handle: string }; name: string },
+      actor: string,
+    ): Promise<void> {
+      checkName(target.name);
+      if (await reposRepository.find(db, target.owner.id, repo.type, target.name)) {
+        throw new HubError(
+          409,
+          "repo_exists",
+          `A ${repo.type} repository at the new name already exists; choose another.`,
+        );
+      }
+      const now = clock().toISOString();
+      await db.transaction().execute(async (tx) => {
+        await reposRepository.move(tx, repo.row.id, target.owner, target.name, now);
+        await reposRepository.dropRedirect(tx, repo.type, target.owner.handle, target.name);
+        await reposRepository.addRedirect(tx, {
+          type: repo.type,
+          owner_handle: repo.owner.handle,
+          name: repo.row.name,
+          repository_id: repo.row.id,
+          created_at: now,
+        });
+      });
+      const moved: FoundRepo = {
+        ...repo,
+        row: { ...repo.row, owner_id: target.owner.id, owner_type: target.owner.type, name: target.name },
+        owner: target.owner,
+        fullName: `${target.owner.handle}/${target.name}`,
+      };
+      await events.publish({
+        scope: "repo",
+        action: "move",
+        repo: moved,
+        movedFrom: { owner: repo.owner, name: repo.row.name },
+        actor,
+      });
+    },
+
+    /** Records that refs moved (a push, a commit, a branch or tag made or deleted), for webhooks. */
+    async refsUpdated(repo: FoundRepo, updatedRefs: RefUpdate[], actor: string | null): Promise<void> {
+      if (updatedRefs.length === 0) return;
+      await reposRepository.touch(db, repo.row.id, clock().toISOString());
+      await events.publish({ scope: "repo.content", action: "update", repo, updatedRefs, actor });
+    },
+
+    /** Deletes the repository's record, then its data. */
+    async remove(repo: FoundRepo, actor: string): Promise<void> {
+      await reposRepository.delete(db, repo.row.id);
+      await storage.remove(repo.row.id);
+      await events.publish({ scope: "repo", action: "delete", repo, actor });
+    },
+
+    summary(repo: FoundRepo): RepoSummary {
+      const path = `${URL_PREFIX[repo.type]}${repo.fullName}`;
+      return {
+        id: repo.fullName,
+        _id: repo.row.id,
+        type: repo.type,
+        private: repo.row.private === 1,
+        url: webUrl(repo.type, repo.fullName),
+        git_url: `${config.gitPublicUrl}/${path}.git`,
+        ssh_url: `${config.sshPublicUrl}/${path}.git`,
+        default_branch: repo.row.default_branch,
+        created_at: repo.row.created_at,
+      };
+    },
+
+    /** What clients read about a repository at a revision (the default branch when none is given). */
+    async info(repo: FoundRepo, revision: string | undefined): Promise<RepoInfo> {
+      const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
+      const sha = await storage.resolveRef(repo.row.id, ref);
+      if (!sha && revision) {
+        throw new HubError(
+          404,
+          "revision_not_found",
+          `Revision ${revision} was not found in ${repo.fullName}.`,
+          undefined,
+          {
+            "x-error-code": "RevisionNotFound",
+            "x-error-message": "Invalid rev id",
+          },
+        );
+      }
+      const files = sha ? await storage.listFiles(repo.row.id, sha) : [];
+      return {
+        _id: repo.row.id,
+        id: repo.fullName,
+        author: repo.owner.handle,
+        type: repo.type,
+        sha,
+        private: repo.row.private === 1,
+        gated: gateModeOf(repo.row),
+        createdAt: repo.row.created_at,
+        lastModified: repo.row.updated_at || repo.row.created_at,
+        siblings: files.map((rfilename) => ({ rfilename })),
+      };
+    },
+  };
+}
+
+export type ReposService = ReturnType<typeof createReposService>;
