@@ -1,7 +1,4 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { AuthService } from "../areas/accounts/auth/auth.service.js";
-import type { KeysService } from "../areas/accounts/keys/keys.service.js";
-import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
 import { isSshLfsToken, verifySshLfsToken } from "./ssh-lfs-token.js";
 import { invalidCredentials } from "../errors.js";
 import type { Principal } from "./credential.js";
@@ -9,15 +6,27 @@ import type { Principal } from "./credential.js";
 /** The cookie that carries a browser session's secret. */
 export const SESSION_COOKIE = "hub_session";
 
-/** Where credentials are looked up: access tokens, browser sessions, SSH keys (for LFS over SSH). */
+/** Resolves a presented secret, or the id a signed URL names, to its account and credential; null when unknown or expired. */
+interface CredentialLookup {
+  (secretOrId: string): Promise<Principal | null>;
+}
+
+/**
+ * Where credentials are looked up: access tokens, browser sessions, SSH keys
+ * (for LFS over SSH). The accounts areas implement these lookups; auth only
+ * names what it needs of them.
+ */
 export interface CredentialSources {
-  tokens: TokensService;
-  auth: AuthService;
-  keys: KeysService;
+  tokens: { resolve: CredentialLookup; resolveById: CredentialLookup };
+  auth: { resolveSession: CredentialLookup; resolveSessionById: CredentialLookup };
+  keys: { sshPrincipal(by: { id: string }): Promise<{ principal: Principal } | null> };
   serverKey: Buffer;
 }
 
-async function sshKeyPrincipal(keys: KeysService, keyId: string | null): Promise<Principal | null> {
+async function sshKeyPrincipal(
+  keys: CredentialSources["keys"],
+  keyId: string | null,
+): Promise<Principal | null> {
   return keyId ? ((await keys.sshPrincipal({ id: keyId }))?.principal ?? null) : null;
 }
 

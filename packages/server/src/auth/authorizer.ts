@@ -1,8 +1,7 @@
 import type { AccessRequestStatus } from "@hub/api";
 import type { Db, DbOrTx } from "../db/database.js";
-import { gatingRepository } from "../areas/repositories/gating/gating.repository.js";
-import { ssoRepository } from "../areas/organizations/sso/sso.repository.js";
-import { ssoStanding } from "../areas/organizations/sso/sso-standing.js";
+import { decisionFactsRepository } from "./decision-facts.repository.js";
+import { ssoStanding } from "./sso-standing.js";
 import type { Principal } from "./credential.js";
 import {
   decide,
@@ -40,7 +39,7 @@ export async function organizationFacts(
   publicUrl: string,
 ): Promise<OrganizationFacts> {
   const org = organizationOf(resource);
-  const stored = userId && org ? await ssoRepository.memberStanding(db, org.id, userId) : undefined;
+  const stored = userId && org ? await decisionFactsRepository.memberStanding(db, org.id, userId) : undefined;
   if (!stored || !org) return { membershipRole: null, sso: null };
   return {
     membershipRole: orgRoleOf(stored.role),
@@ -57,8 +56,7 @@ async function accessRequestFor(
 ): Promise<AccessRequestStatus | null> {
   if (!principal || action !== "repo:download" || resource.type !== "repository" || !resource.gated)
     return null;
-  const row = await gatingRepository.find(db, resource.id, principal.userId);
-  return row?.status ?? null;
+  return (await decisionFactsRepository.accessRequestStatus(db, resource.id, principal.userId)) ?? null;
 }
 
 /**

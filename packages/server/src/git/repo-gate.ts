@@ -1,5 +1,5 @@
 import type { RepoType } from "@hub/api";
-import { repoResource, type FoundRepo, type ReposService } from "../areas/repositories/repos/repos.service.js";
+import { repoResource, type FoundRepo, type RepoLookup } from "../domain/repositories.js";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError } from "../errors.js";
@@ -16,7 +16,7 @@ export function withoutGitSuffix(name: string): string {
  * (HTTP, given the request path) or is followed (SSH), and `authorize` decides
  * the rest. Throws the HubError of a refusal; each transport words it its own way.
  */
-export function repoGate(repos: ReposService, authorize: Authorize) {
+export function repoGate(repos: RepoLookup, authorize: Authorize) {
   return async function admit(
     principal: Principal | null,
     target: { type: RepoType; owner: string; name: string },

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { runGit } from "./git-command.js";
-import type { RefUpdate } from "../areas/integrations/webhooks/events.js";
+import type { RefUpdate } from "../domain/repositories.js";
 import { POST_RECEIVE_HOOK } from "./hooks/post-receive.js";
 import { PRE_RECEIVE_HOOK } from "./hooks/pre-receive.js";
 

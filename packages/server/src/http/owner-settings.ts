@@ -1,6 +1,5 @@
 import { Type, type TObject, type TSchema } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import type { Action, SettingsOwner } from "../auth/authorize.js";
 import { principalOf } from "./access.js";
 
@@ -35,7 +34,16 @@ export interface OwnerSettingsRoute {
  * route on the caller's own account, the organization route on the
  * organization (its admins).
  */
-export function ownerSettingsRoute(app: FastifyInstance, orgs: OrgsService, route: OwnerSettingsRoute): void {
+/** Finds an organization by handle, or throws the 404 that names it; the organizations area implements it. */
+export interface OrganizationLookup {
+  find(handle: string): Promise<{ id: string; handle: string }>;
+}
+
+export function ownerSettingsRoute(
+  app: FastifyInstance,
+  orgs: OrganizationLookup,
+  route: OwnerSettingsRoute,
+): void {
   const schema = {
     summary: route.summary,
     tags: route.tags,

@@ -1,12 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { ROUTED_REFUSALS } from "@hub/api";
-import type { BillingContext } from "../areas/inference/settings/inference.service.js";
 import type { SettingsOwner } from "../auth/authorize.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError } from "../errors.js";
 import { parseModel, rankCandidates, type Candidate, type RouteDecision } from "./candidates.js";
-import type { RouterDeps, BillingMode } from "./router-server.js";
-import type { Task } from "./providers-file.js";
+import type { BillingContext, BillingMode, RouterDeps } from "./contracts.js";
+import type { ModelMapping, Task } from "./providers-file.js";
 import { sessionIdOf } from "./session-affinity.js";
 
 /** The account or organization a request is billed to. */
@@ -101,4 +100,9 @@ export async function chooseRoute(input: {
     throw new HubError(409, "no_billing_route", "No provider can be paid for this request.");
   }
   return { owner, attempts, decision, sessionKey };
+}
+
+/** What a response cost under a mapping's price (USD per million tokens), in nano-USD. */
+export function costNanos(pricing: ModelMapping["pricing"], input: number, output: number): number {
+  return Math.round(input * pricing.input * 1000 + output * pricing.output * 1000);
 }

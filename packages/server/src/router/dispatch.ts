@@ -1,12 +1,12 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
-import { costNanos } from "../areas/inference/settings/inference.service.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError, renderRouterError } from "../errors.js";
-import type { Attempt, Route } from "./billing.js";
+import { costNanos, type Attempt, type Route } from "./billing.js";
 import type { ProviderAdapter, UpstreamResponse, Usage } from "./providers/provider-adapter.js";
 import type { Task } from "./providers-file.js";
-import { sendRouterError, type RouterDeps } from "./router-server.js";
+import type { RouterDeps } from "./contracts.js";
+import { sendRouterError } from "./router-error.js";
 
 /** Headers never relayed from a provider: hop-by-hop (RFC 9110 §7.6.1), framing we redo, and ones that would act on our origin. */
 const DROPPED_HEADERS = new Set([

@@ -1,12 +1,12 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
-import type { InferenceService } from "../areas/inference/settings/inference.service.js";
-import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
 import type { RouterConfig } from "../config.js";
-import { HubError, badRequest, renderRouterError } from "../errors.js";
+import { HubError, badRequest } from "../errors.js";
+import { BILLING_MODES, type RouterDeps } from "./contracts.js";
+import { sendRouterError } from "./router-error.js";
 import { listCatalog } from "./catalog-listing.js";
 import type { Catalog } from "./candidates.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
@@ -17,27 +17,11 @@ import { TASK_ENDPOINTS, type Task } from "./providers-file.js";
 import type { SessionAffinity } from "./session-affinity.js";
 import type { UsageWriter } from "./usage-writer.js";
 
-export interface RouterDeps {
-  config: RouterConfig;
-  logger: FastifyBaseLogger;
-  tokens: TokensService;
-  authorize: Authorize;
-  inference: InferenceService;
-  catalog: Catalog;
-  stats: LiveStats;
-  affinity: SessionAffinity;
-  usage: UsageWriter;
-  adapters: ReadonlyMap<string, ProviderAdapter>;
-  startedAt: number;
-}
-
 const TASK_OF_PATH = new Map<string, Task>(
   Object.entries(TASK_ENDPOINTS).map(([task, endpoint]) => [endpoint, task as Task]),
 );
 
 const EXPOSED_HEADERS = "Inference-Id, X-Service-Provider, X-Service-Route, Retry-After";
-const BILLING_MODES = ["auto", "routed", "byok"] as const;
-export type BillingMode = (typeof BILLING_MODES)[number];
 
 function invalidApiKey(message: string): HubError {
   return new HubError(401, "invalid_api_key", message, undefined, {
@@ -47,18 +31,6 @@ function invalidApiKey(message: string): HubError {
 
 function sha256(value: string): Buffer {
   return createHash("sha256").update(value).digest();
-}
-
-/** Writes a Router-generated failure as the OpenAI error object, with the headers every response carries. */
-export function sendRouterError(res: ServerResponse, error: HubError): void {
-  if (res.headersSent) return;
-  const body = JSON.stringify(renderRouterError(error));
-  res.writeHead(error.status, {
-    ...error.headers,
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-  });
-  res.end(body);
 }
 
 /**

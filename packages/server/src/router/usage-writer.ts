@@ -1,6 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { InferenceService } from "../areas/inference/settings/inference.service.js";
 import type { InferenceUsageRow } from "../db/schema.js";
+
+/** Where usage rows are written with their charges; the inference area implements it. */
+export interface UsageLedger {
+  recordBatch(rows: ReadonlyArray<{ usage: InferenceUsageRow; ownerType: string }>): Promise<void>;
+}
 
 /** How long a ledger row may wait before its batch is written, and how many rows a batch holds at most. */
 const FLUSH_MS = 50;
@@ -12,7 +16,7 @@ const MAX_BATCH = 500;
  * one transaction per request, which cost more than the relaying itself.
  * Closing writes what is queued. A crash can lose the last FLUSH_MS of rows.
  */
-export function createUsageWriter(inference: InferenceService, logger: FastifyBaseLogger) {
+export function createUsageWriter(inference: UsageLedger, logger: FastifyBaseLogger) {
   let queue: Array<{ usage: InferenceUsageRow; ownerType: string }> = [];
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();

@@ -1,6 +1,5 @@
 import type { Kysely, Migration } from "kysely";
 import { readKey } from "openpgp";
-import { gpgKeyIds } from "../../areas/accounts/keys/public-keys.js";
 
 /**
  * The key ids of every registered GPG key, its primary key and its subkeys: an
@@ -27,7 +26,9 @@ export const gpgKeyIdsTable: Migration = {
       .where("type", "=", "gpg")
       .execute();
     for (const key of keys) {
-      const ids = gpgKeyIds(await readKey({ armoredKey: key.public_key }));
+      const parsed = await readKey({ armoredKey: key.public_key });
+      // The primary key's and subkeys' ids, as the keys area stored them in 2026 (frozen here: a migration never imports live code).
+      const ids = [...new Set(parsed.getKeyIDs().map((id) => id.toHex().toUpperCase()))];
       await tables
         .insertInto("gpg_key_ids")
         .values(ids.map((id) => ({ key_id: id, account_key_id: key.id })))

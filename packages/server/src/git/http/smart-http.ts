@@ -8,7 +8,7 @@ import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
-import { URL_PREFIX, type FoundRepo, type ReposService } from "../../areas/repositories/repos/repos.service.js";
+import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
 import { gitEnvironment } from "../git-command.js";
 import { repoGate, withoutGitSuffix } from "../repo-gate.js";
 import type { RepoStorage } from "../repo-storage.js";
@@ -38,7 +38,7 @@ function isService(value: unknown): value is Service {
 }
 
 export interface SmartHttpDeps {
-  repos: ReposService;
+  repos: RepoLookup;
   storage: RepoStorage;
   authenticate: Authenticate;
   authorize: Authorize;

@@ -6,7 +6,7 @@ import { credentialKey, type Authenticate, type ResolveCredentialKey } from "../
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Db } from "../../db/database.js";
 import { HubError } from "../../errors.js";
-import { URL_PREFIX, repoResource, type ReposService } from "../../areas/repositories/repos/repos.service.js";
+import { URL_PREFIX, repoResource, type RepoLookup } from "../../domain/repositories.js";
 import { lfsLocksRepository, type LfsLockWithOwner } from "./lfs-locks.repository.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
 import { repoGate, withoutGitSuffix } from "../repo-gate.js";
@@ -34,7 +34,7 @@ interface BatchRequest {
 
 export interface LfsDeps {
   db: Db;
-  repos: ReposService;
+  repos: RepoLookup;
   store: ObjectStore;
   authenticate: Authenticate;
   authorize: Authorize;

@@ -6,9 +6,8 @@ import { REPO_TYPES, type RepoType } from "@hub/api";
 import type { FastifyBaseLogger } from "fastify";
 import ssh2 from "ssh2";
 import type { Connection, ServerChannel } from "ssh2";
-import type { KeysService } from "../../areas/accounts/keys/keys.service.js";
-import { sshFingerprint } from "../../areas/accounts/keys/public-keys.js";
-import { URL_PREFIX, type ReposService } from "../../areas/repositories/repos/repos.service.js";
+import { sshFingerprint } from "../../auth/public-keys.js";
+import { URL_PREFIX, type RepoLookup } from "../../domain/repositories.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { mintSshLfsToken } from "../../auth/ssh-lfs-token.js";
@@ -34,12 +33,22 @@ const LOGIN_GRACE_MS = 30_000;
 const IDLE_TIMEOUT_MS = 10 * 60_000;
 const MAX_UNAUTHENTICATED = 64;
 
+/** What the SSH server needs of the registered keys; the keys area implements it. */
+export interface SshKeys {
+  /** The key and its account, by the fingerprint a client offers or the id a session recorded; null when unknown. */
+  sshPrincipal(
+    by: { fingerprint: string } | { id: string },
+  ): Promise<{ publicKey: string; principal: Principal } | null>;
+  /** Notes that a key was used. */
+  touch(keyId: string): Promise<unknown>;
+}
+
 export interface SshServerDeps {
   dataDir: string;
   host: string;
   port: number;
-  keys: KeysService;
-  repos: ReposService;
+  keys: SshKeys;
+  repos: RepoLookup;
   storage: RepoStorage;
   authorize: Authorize;
   maxGitBlobBytes: number;

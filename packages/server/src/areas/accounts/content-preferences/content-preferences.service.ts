@@ -17,7 +17,8 @@ import { badRequest, conflict, HubError, notFound } from "../../../errors.js";
 import type { RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import { reposRepository } from "../../repositories/repos/repos.repository.js";
-import { repoResource, type FoundRepo, type ReposService } from "../../repositories/repos/repos.service.js";
+import type { RepoLookup } from "../../../domain/repositories.js";
+import { repoResource, type FoundRepo } from "../../../domain/repositories.js";
 import { contentPreferencesRepository } from "./content-preferences.repository.js";
 import { readmeAt, readmeTags } from "./readme-tags.js";
 
@@ -30,7 +31,7 @@ const REPO_ID = /^([a-z0-9][a-z0-9-]{0,39})\/([a-z0-9][a-z0-9._-]{0,95})$/;
 export interface ContentPreferencesDeps {
   db: Db;
   clock: () => Date;
-  repos: ReposService;
+  repos: RepoLookup;
   storage: RepoStorage;
   repoFiles: RepoFiles;
   authorize: Authorize;

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ApiErrorRef, Hardware, HardwareCatalog, HardwareCompatibility, UpdateHardware } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import { principalOf } from "../../../http/access.js";
-import { repoPathAccess, repositoryOf } from "../../repositories/repos/repos.routes.js";
-import type { ReposService } from "../../repositories/repos/repos.service.js";
+import { repoPathAccess, repositoryOf } from "../../../http/repo-access.js";
+import type { RepoLookup } from "../../../domain/repositories.js";
 import type { HardwareService } from "./hardware.service.js";
 
 /**
@@ -15,7 +15,7 @@ export function hardwareRoutes({
   repos,
 }: {
   hardware: HardwareService;
-  repos: ReposService;
+  repos: RepoLookup;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

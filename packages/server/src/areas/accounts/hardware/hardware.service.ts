@@ -4,7 +4,7 @@ import type { Db } from "../../../db/database.js";
 import { badRequest } from "../../../errors.js";
 import type { RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
-import type { FoundRepo } from "../../repositories/repos/repos.service.js";
+import type { FoundRepo } from "../../../domain/repositories.js";
 import { hardwareRepository } from "./hardware.repository.js";
 
 const GiB = 1024 ** 3;

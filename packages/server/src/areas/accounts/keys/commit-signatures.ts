@@ -3,7 +3,7 @@ import { createMessage, readKey, readSignature, verify, type Key, type Signature
 import type { Db } from "../../../db/database.js";
 import type { SignedCommit } from "../../../git/commit-object.js";
 import { keysRepository } from "./keys.repository.js";
-import { keyIdHex } from "./public-keys.js";
+import { keyIdHex } from "../../../auth/public-keys.js";
 import { readSshSignature, verifySshSignature } from "./ssh-signature.js";
 
 type SigningKey = NonNullable<Awaited<ReturnType<typeof keysRepository.findSshSigningKey>>>;

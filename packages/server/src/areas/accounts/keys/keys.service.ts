@@ -6,7 +6,7 @@ import type { AccountKeyRow } from "../../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../../errors.js";
 import { usersRepository } from "../account/users.repository.js";
 import { keysRepository } from "./keys.repository.js";
-import { parsePublicKey } from "./public-keys.js";
+import { parsePublicKey } from "../../../auth/public-keys.js";
 
 function toAccountKey(row: AccountKeyRow): AccountKey {
   return {

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } from "node:crypto";
-import { sshFields, sshFingerprint } from "./public-keys.js";
+import { sshFields, sshFingerprint } from "../../../auth/public-keys.js";
 
 /**
  * An SSH signature as `ssh-keygen -Y sign` writes it (git's `gpg.format=ssh`).

@@ -7,8 +7,8 @@ import { HubError, notFound } from "../../../errors.js";
 import { claimHandle, claimableHandle, reservationEnd } from "../account/handles.js";
 import { usersRepository } from "../account/users.repository.js";
 import { reposRepository } from "../../repositories/repos/repos.repository.js";
-import { URL_PREFIX, type FoundRepo } from "../../repositories/repos/repos.service.js";
-import type { RepoEvents } from "../../integrations/webhooks/events.js";
+import { URL_PREFIX, type FoundRepo } from "../../../domain/repositories.js";
+import type { RepoEvents } from "../../../domain/repo-events.js";
 import { usernameRepository } from "./username.repository.js";
 
 export interface UsernameServiceDeps {

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Db } from "../../../db/database.js";
 import { ZERO_OID, type RepoFiles } from "../../../git/repo-files.js";
 import { readmeAt, readmeTags } from "../../accounts/content-preferences/readme-tags.js";
-import type { RepoEvents } from "../../integrations/webhooks/events.js";
+import type { RepoEvents } from "../../../domain/repo-events.js";
 import { readArxivId } from "./arxiv-id.js";
 import { papersRepository } from "./papers.repository.js";
 

@@ -15,7 +15,7 @@ import type { Principal } from "../../../auth/credential.js";
 import type { Db, DbOrTx } from "../../../db/database.js";
 import type { PaperClaimRow, PaperRow, PaperSubmissionRow } from "../../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../../errors.js";
-import type { ReposService } from "../../repositories/repos/repos.service.js";
+import type { RepoLookup } from "../../../domain/repositories.js";
 import { avatarUrlOf } from "../../accounts/profile/avatar-url.js";
 import { arxivMonth, readArxivId, type ArxivId } from "./arxiv-id.js";
 import { paperSummaries } from "./paper-summaries.js";
@@ -43,7 +43,7 @@ function editorsOf(claims: PaperClaimRow[], submitterId: string | undefined): st
 export interface PapersDeps {
   db: Db;
   clock: () => Date;
-  repos: ReposService;
+  repos: RepoLookup;
   publicUrl: string;
 }
 

@@ -11,21 +11,13 @@ import type { Db } from "../../../db/database.js";
 import type { InferenceOwnerRow, InferenceUsageRow } from "../../../db/schema.js";
 import { badRequest, notFound } from "../../../errors.js";
 import type { Catalog, RoutingPreferences } from "../../../router/candidates.js";
+import type { BillingContext } from "../../../router/contracts.js";
 import { POLICIES, type ModelMapping } from "../../../router/providers-file.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
 import { inferenceRepository as repo } from "./inference.repository.js";
 
 /** What the Router needs to know about a bill owner before dispatching. */
-export interface BillingContext {
-  preferences: RoutingPreferences;
-  balanceNanos: number;
-  periodSpendNanos: number;
-  monthlyLimitNanos: number | null;
-  restricted: boolean;
-  /** Sealed provider keys by provider slug. */
-  sealedKeys: Map<string, string>;
-}
 
 const NANOS_PER_USD = 1_000_000_000;
 /** Grants listed with the credit. */
@@ -39,11 +31,6 @@ const nanosOrNull = (value: unknown) => (value === null || value === undefined ?
 /** The calendar month (UTC) of a moment, as YYYY-MM: the period spend and limits count in. */
 export function monthOf(date: Date): string {
   return date.toISOString().slice(0, 7);
-}
-
-/** What a response cost under a mapping's price (USD per million tokens), in nano-USD. */
-export function costNanos(pricing: ModelMapping["pricing"], input: number, output: number): number {
-  return Math.round(input * pricing.input * 1000 + output * pricing.output * 1000);
 }
 
 function stringList(json: string): string[] {

@@ -6,50 +6,14 @@ import { organizationFacts } from "../../../auth/authorizer.js";
 import type { Db } from "../../../db/database.js";
 import type { WebhookDeliveryRow, WebhookRow } from "../../../db/schema.js";
 import { ZERO_OID, type RepoFiles } from "../../../git/repo-files.js";
-import { repoResource, repoWebUrl, type FoundRepo } from "../../repositories/repos/repos.service.js";
+import { repoResource, repoWebUrl, type FoundRepo, type RefUpdate } from "../../../domain/repositories.js";
+import type { RepoEvent, RepoEvents } from "../../../domain/repo-events.js";
 import { webhooksRepository } from "./webhooks.repository.js";
 
 /** Paths listed per updated ref; the counts always cover every changed file. */
 const MAX_LISTED_PATHS = 100;
 /** The payload format; bumped when a field changes meaning. */
 const PAYLOAD_VERSION = 1;
-
-export interface RefUpdate {
-  ref: string;
-  oldSha: string;
-  newSha: string;
-}
-
-interface EventBase {
-  repo: FoundRepo;
-  /** The handle of the account that caused it, when one did. */
-  actor: string | null;
-}
-
-/** Something that happened to a repository, as the areas that cause it report it. */
-export type RepoEvent =
-  | (EventBase & { scope: "repo"; action: "create" | "delete" })
-  | (EventBase & { scope: "repo"; action: "move"; movedFrom: { owner: FoundRepo["owner"]; name: string } })
-  | (EventBase & {
-      scope: "repo.config";
-      action: "update";
-      updatedConfig: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean };
-    })
-  | (EventBase & { scope: "repo.content"; action: "update"; updatedRefs: RefUpdate[] });
-
-/** Where areas report repository events; webhooks turn them into deliveries, papers index card citations. */
-export interface RepoEvents {
-  publish(event: RepoEvent): Promise<void>;
-}
-
-/** Several listeners heard as one, each in turn; each handles its own failures. */
-export function combineRepoEvents(...listeners: RepoEvents[]): RepoEvents {
-  return {
-    async publish(event) {
-      for (const listener of listeners) await listener.publish(event);
-    },
-  };
-}
 
 const CHANGE_NAMES: Record<string, "added" | "modified" | "removed"> = { A: "added", D: "removed" };
 

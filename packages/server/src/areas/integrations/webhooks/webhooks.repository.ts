@@ -1,6 +1,11 @@
 import { sql } from "kysely";
 import type { DbOrTx } from "../../../db/database.js";
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookRow, WebhookWatchRow } from "../../../db/schema.js";
+import type {
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  WebhookRow,
+  WebhookWatchRow,
+} from "../../../db/schema.js";
 
 /** Rows inserted per statement, well under both dialects' bound-parameter limits. */
 const INSERT_CHUNK = 200;

@@ -17,9 +17,15 @@ import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import type { Sealer } from "../../../auth/sealed-secret.js";
 import type { Db } from "../../../db/database.js";
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookRow, WebhookWatchRow } from "../../../db/schema.js";
+import type {
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  WebhookRow,
+  WebhookWatchRow,
+} from "../../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../../errors.js";
-import { repoResource, type ReposService } from "../../repositories/repos/repos.service.js";
+import type { RepoLookup } from "../../../domain/repositories.js";
+import { repoResource } from "../../../domain/repositories.js";
 import { reposRepository } from "../../repositories/repos/repos.repository.js";
 import { newSigningSecret } from "./signing.js";
 import { TargetRefused, checkTargetUrl } from "./target-guard.js";
@@ -73,7 +79,7 @@ export function createWebhooksService(deps: {
   db: Db;
   clock: () => Date;
   sealer: Sealer;
-  repos: ReposService;
+  repos: RepoLookup;
   authorize: Authorize;
   allowPrivateTargets: boolean;
   /** Wakes this process's delivery worker after a redelivery is scheduled. */

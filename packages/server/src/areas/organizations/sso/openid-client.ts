@@ -1,7 +1,12 @@
 import type { JsonWebKey } from "node:crypto";
 import { Agent, request } from "undici";
 import { HubError } from "../../../errors.js";
-import { guardedLookup, isTimeout, privateHostOf, refusalIn } from "../../integrations/webhooks/target-guard.js";
+import {
+  guardedLookup,
+  isTimeout,
+  privateHostOf,
+  refusalIn,
+} from "../../integrations/webhooks/target-guard.js";
 
 /** The largest document (discovery, key set, token response) read from a provider. */
 const MAX_BODY_BYTES = 256 * 1024;

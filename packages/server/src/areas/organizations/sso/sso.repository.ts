@@ -1,22 +1,5 @@
 import type { DbOrTx } from "../../../db/database.js";
-import { preparedQuery } from "../../../db/prepared-query.js";
 import type { OrganizationSsoRow, SsoAuthorizationRow, SsoLoginRow } from "../../../db/schema.js";
-
-const memberStanding = preparedQuery(
-  (db: DbOrTx, organizationId: string, userId: string) =>
-    db
-      .selectFrom("memberships")
-      .leftJoin("organization_sso", "organization_sso.organization_id", "memberships.organization_id")
-      .leftJoin("sso_authorizations", (join) =>
-        join
-          .onRef("sso_authorizations.organization_id", "=", "memberships.organization_id")
-          .onRef("sso_authorizations.user_id", "=", "memberships.user_id"),
-      )
-      .select(["memberships.role", "organization_sso.required", "sso_authorizations.expires_at"])
-      .where("memberships.organization_id", "=", organizationId)
-      .where("memberships.user_id", "=", userId),
-  2,
-);
 
 /** SQL for organizations' single sign-on, members' SSO sign-ins, and sign-ins under way. */
 export const ssoRepository = {
@@ -55,14 +38,6 @@ export const ssoRepository = {
         .execute();
     }
   },
-
-  /**
-   * A member's role with the organization's SSO requirement and the member's
-   * sign-in expiry, in one query; undefined for a non-member. Run on every
-   * authorization of an organization's resource.
-   */
-  memberStanding: async (db: DbOrTx, organizationId: string, userId: string) =>
-    (await memberStanding(db, organizationId, userId))[0],
 
   /** The organizations of the user that require SSO, with the user's sign-in expiry (null if none), by handle. */
   requiredOfUser: (db: DbOrTx, userId: string) =>

@@ -15,7 +15,7 @@ import { HubError, badRequest, forbidden } from "../../../errors.js";
 import { IdTokenRejected, verifyIdToken, type IdTokenClaims } from "./id-token.js";
 import { providerUrlProblem, type OpenIdClient } from "./openid-client.js";
 import { ssoRepository } from "./sso.repository.js";
-import { ssoSignInUrl, ssoStanding } from "./sso-standing.js";
+import { ssoSignInUrl, ssoStanding } from "../../../auth/sso-standing.js";
 
 /** How long a sign-in started at the provider can be finished. */
 const LOGIN_TTL_MS = 10 * 60 * 1000;

@@ -23,8 +23,9 @@ import {
   repoAccess,
   repoPathAccess,
   repositoryOf,
-} from "../repos/repos.routes.js";
-import { URL_PREFIX, type ReposService } from "../repos/repos.service.js";
+} from "../../../http/repo-access.js";
+import { type ReposService } from "../repos/repos.service.js";
+import { URL_PREFIX } from "../../../domain/repositories.js";
 import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;

@@ -14,7 +14,8 @@ import {
 } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
-import type { FoundRepo, ReposService } from "../repos/repos.service.js";
+import type { ReposService } from "../repos/repos.service.js";
+import type { FoundRepo } from "../../../domain/repositories.js";
 
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)[A-Za-z0-9._/-]{1,200}(?<!\/)$/;
 

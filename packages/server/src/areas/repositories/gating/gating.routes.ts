@@ -19,8 +19,9 @@ import {
   repoPathAccess,
   repoPathAction,
   repositoryOf,
-} from "../repos/repos.routes.js";
-import { gateModeOf, type ReposService } from "../repos/repos.service.js";
+} from "../../../http/repo-access.js";
+import { type ReposService } from "../repos/repos.service.js";
+import { gateModeOf } from "../../../domain/repositories.js";
 import type { GatingService } from "./gating.service.js";
 
 const NoContent = { type: "null", description: "Done." } as const;

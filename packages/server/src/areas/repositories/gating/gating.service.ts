@@ -13,7 +13,8 @@ import type { Db } from "../../../db/database.js";
 import type { RepoAccessRequestRow } from "../../../db/schema.js";
 import { HubError, badRequest, conflict, forbidden, notFound } from "../../../errors.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
-import { gateModeOf, repoResource, type FoundRepo, type ReposService } from "../repos/repos.service.js";
+import { type ReposService } from "../repos/repos.service.js";
+import { gateModeOf, repoResource, type FoundRepo } from "../../../domain/repositories.js";
 import { gatingRepository } from "./gating.repository.js";
 
 export interface GatingDeps {

@@ -3,7 +3,7 @@ import { ApiErrorRef, CommitItem, REPO_TYPES } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import { principalOf } from "../../../http/access.js";
-import { repoPathAccess, repositoryOf } from "../repos/repos.routes.js";
+import { repoPathAccess, repositoryOf } from "../../../http/repo-access.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { RefsService } from "./refs.service.js";
 

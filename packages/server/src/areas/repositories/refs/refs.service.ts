@@ -9,7 +9,8 @@ import { usersRepository } from "../../accounts/account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
 import type { CommitSignatures } from "../../accounts/keys/commit-signatures.js";
 import { revisionNotFound } from "../files/files.service.js";
-import type { FoundRepo, ReposService } from "../repos/repos.service.js";
+import type { ReposService } from "../repos/repos.service.js";
+import type { FoundRepo } from "../../../domain/repositories.js";
 
 /** Names the hub keeps for itself, or that git would read as options or revisions. */
 const NAME = /^(?!-)(?!refs\/)(?!HEAD$)[A-Za-z0-9._/-]{1,200}$/;

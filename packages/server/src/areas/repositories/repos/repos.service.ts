@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { GATE_MODES, type GateMode, type RepoInfo, type RepoSummary, type RepoType } from "@hub/api";
+import type { GateMode, RepoInfo, RepoSummary, RepoType } from "@hub/api";
 import { decide, orgRoleOf, type Owner, type Resource } from "../../../auth/authorize.js";
 import { organizationFacts } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
@@ -13,62 +13,21 @@ import { isHandle } from "../../accounts/account/handles.js";
 import { gatingRepository } from "../gating/gating.repository.js";
 import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
 import { ssoRepository } from "../../organizations/sso/sso.repository.js";
-import { ssoStanding } from "../../organizations/sso/sso-standing.js";
-import type { RefUpdate, RepoEvents } from "../../integrations/webhooks/events.js";
+import { ssoStanding } from "../../../auth/sso-standing.js";
+import type { RepoEvents } from "../../../domain/repo-events.js";
+import type { RefUpdate } from "../../../domain/repositories.js";
 import { reposRepository } from "./repos.repository.js";
+import {
+  URL_PREFIX,
+  gateModeOf,
+  repoResource,
+  repoWebUrl,
+  type FoundRepo,
+  type RepoListItem,
+} from "../../../domain/repositories.js";
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,95}$/;
 const DEFAULT_BRANCH = "main";
-
-/** The path prefix of each repository kind in web and git URLs; models have none. */
-export const URL_PREFIX: Record<RepoType, string> = {
-  model: "",
-  dataset: "datasets/",
-  space: "spaces/",
-  mcp: "mcps/",
-};
-
-/** Where a repository's page is. */
-export function repoWebUrl(publicUrl: string, type: RepoType, fullName: string): string {
-  return `${publicUrl}/${URL_PREFIX[type]}${fullName}`;
-}
-
-/** A repository with what access decisions and URLs need. */
-export interface FoundRepo {
-  row: RepositoryRow;
-  owner: Owner & { handle: string };
-  fullName: string;
-  type: RepoType;
-}
-
-/** A repository's gating as Hugging Face shows it: the mode, or false when it is not gated. */
-export function gateModeOf(row: RepositoryRow): GateMode | false {
-  return GATE_MODES.find((mode) => mode === row.gated) ?? false;
-}
-
-/** The authorization resource a repository is. */
-export function repoResource(repo: FoundRepo): Extract<Resource, { type: "repository" }> {
-  return {
-    type: "repository",
-    id: repo.row.id,
-    repoType: repo.type,
-    fullName: repo.fullName,
-    owner: repo.owner,
-    private: repo.row.private === 1,
-    gated: gateModeOf(repo.row),
-  };
-}
-
-/** A repository list entry, as the Hugging Face clients read it. */
-export interface RepoListItem {
-  _id: string;
-  id: string;
-  author: string;
-  private: boolean;
-  gated: GateMode | false;
-  createdAt: string;
-  lastModified: string;
-}
 
 function ownerOf(row: RepositoryRow, handle: string): FoundRepo["owner"] {
   return row.owner_type === "org"

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readKey, type Key, type KeyID } from "openpgp";
-import { badRequest } from "../../../errors.js";
+import { badRequest } from "../errors.js";
 
 /** A public key as the hub stores it: its kind, algorithm, fingerprint and canonical text. */
 export interface ParsedPublicKey {

@@ -1,4 +1,4 @@
-import type { SsoStanding } from "../../../auth/authorize.js";
+import type { SsoStanding } from "./authorize.js";
 
 /** Where a member starts an SSO sign-in with the organization's provider. */
 export function ssoSignInUrl(publicUrl: string, organization: string): string {
