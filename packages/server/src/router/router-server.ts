@@ -1,21 +1,14 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { FastifyBaseLogger } from "fastify";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
-import type { RouterConfig } from "../config.js";
 import { HubError, badRequest } from "../errors.js";
 import { BILLING_MODES, type RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
 import { listCatalog } from "./catalog-listing.js";
-import type { Catalog } from "./candidates.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
-import type { LiveStats } from "./live-stats.js";
-import type { ProviderAdapter } from "./providers/provider-adapter.js";
 import { TASK_ENDPOINTS, type Task } from "./providers-file.js";
-import type { SessionAffinity } from "./session-affinity.js";
-import type { UsageWriter } from "./usage-writer.js";
 
 const TASK_OF_PATH = new Map<string, Task>(
   Object.entries(TASK_ENDPOINTS).map(([task, endpoint]) => [endpoint, task as Task]),

@@ -12,7 +12,7 @@ import type { InferenceOwnerRow, InferenceUsageRow } from "../../../db/schema.js
 import { badRequest, notFound } from "../../../errors.js";
 import type { Catalog, RoutingPreferences } from "../../../router/candidates.js";
 import type { BillingContext } from "../../../router/contracts.js";
-import { POLICIES, type ModelMapping } from "../../../router/providers-file.js";
+import { POLICIES } from "../../../router/providers-file.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
 import { inferenceRepository as repo } from "./inference.repository.js";

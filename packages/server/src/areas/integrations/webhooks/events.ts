@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { GateMode, WebhookDomain } from "@hub/api";
+import type { WebhookDomain } from "@hub/api";
 import type { Logger } from "pino";
 import { webhookMaySee } from "../../../auth/authorize.js";
 import { organizationFacts } from "../../../auth/authorizer.js";

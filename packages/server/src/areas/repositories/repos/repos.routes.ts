@@ -16,12 +16,11 @@ import {
   type RepoType,
 } from "@hub/api";
 import { Type } from "@sinclair/typebox";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Action } from "../../../auth/authorize.js";
+import type { FastifyReply } from "fastify";
 import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import { HubError } from "../../../errors.js";
-import { principalOf, type Access } from "../../../http/access.js";
+import { principalOf } from "../../../http/access.js";
 import type { ReposService } from "./repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { GateMode, RepoInfo, RepoSummary, RepoType } from "@hub/api";
-import { decide, orgRoleOf, type Owner, type Resource } from "../../../auth/authorize.js";
+import { decide, orgRoleOf, type Owner } from "../../../auth/authorize.js";
 import { organizationFacts } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import type { Config } from "../../../config.js";
