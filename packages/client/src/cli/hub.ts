@@ -140,15 +140,8 @@ export async function main(
   }
 }
 
-const invokedDirectly = (() => {
-  try {
-    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-})();
-
-if (invokedDirectly) {
+/** Runs the `hub` command with this process's arguments and streams, setting its exit code. */
+export async function runCli(): Promise<void> {
   // A closed pipe (hub models | head) is not an error.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
@@ -160,3 +153,13 @@ if (invokedDirectly) {
   });
   process.exitCode = code;
 }
+
+const invokedDirectly = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+})();
+
+if (invokedDirectly) await runCli();
