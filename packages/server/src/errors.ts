@@ -1,24 +1,40 @@
 import type { OAuthError, RouterError } from "@hub/api";
+import type { ErrorCode } from "./error-codes.js";
+
+/** What an error carries beyond its status, code and message. */
+export interface HubErrorOptions {
+  /** The request field at fault, when one is. */
+  field?: string;
+  /** Headers the answer carries (`www-authenticate`, `x-error-code`, `location`, `retry-after` …). */
+  headers?: Record<string, string>;
+  /** The error behind this one, for the log; never sent to the client. */
+  cause?: unknown;
+}
 
 /**
- * The one error type of the hub. `code` is a stable snake_case key clients can
+ * The one error type of the hub. `code` is a stable snake_case key from the
+ * catalog (`error-codes.ts`, documented in docs/errors.md) that clients can
  * branch on; `message` tells the user what went wrong and what to do.
  */
 export class HubError extends Error {
+  readonly field: string | undefined;
+  readonly headers: Record<string, string>;
+
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
-    readonly field?: string,
-    readonly headers: Record<string, string> = {},
+    { field, headers = {}, cause }: HubErrorOptions = {},
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "HubError";
+    this.field = field;
+    this.headers = headers;
   }
 }
 
-export const badRequest = (code: string, message: string, field?: string) =>
-  new HubError(400, code, message, field);
+export const badRequest = (code: ErrorCode, message: string, field?: string) =>
+  new HubError(400, code, message, { field });
 
 export const notFound = (message: string) => new HubError(404, "not_found", message);
 
@@ -28,27 +44,30 @@ export const repoNotFound = (fullName: string) =>
     404,
     "repo_not_found",
     `Repository ${fullName} was not found, or you may not see it; check the name and your token.`,
-    undefined,
     {
-      "x-error-code": "RepoNotFound",
-      "x-error-message": "Repository Not Found",
+      headers: {
+        "x-error-code": "RepoNotFound",
+        "x-error-message": "Repository Not Found",
+      },
     },
   );
 
-export const unauthenticated = (code: string, message: string) =>
-  new HubError(401, code, message, undefined, { "www-authenticate": 'Bearer realm="hub"' });
+export const unauthenticated = (code: ErrorCode, message: string) =>
+  new HubError(401, code, message, { headers: { "www-authenticate": 'Bearer realm="hub"' } });
 
 /** A presented credential the hub does not accept; the Python client keys on this exact X-Error-Message. */
-export const invalidCredentials = (code: string, message: string) =>
-  new HubError(401, code, message, undefined, {
-    "www-authenticate": 'Bearer realm="hub"',
-    "x-error-message": "Invalid credentials in Authorization header",
+export const invalidCredentials = (code: ErrorCode, message: string) =>
+  new HubError(401, code, message, {
+    headers: {
+      "www-authenticate": 'Bearer realm="hub"',
+      "x-error-message": "Invalid credentials in Authorization header",
+    },
   });
 
-export const forbidden = (code: string, message: string) => new HubError(403, code, message);
+export const forbidden = (code: ErrorCode, message: string) => new HubError(403, code, message);
 
-export const conflict = (code: string, message: string, field?: string) =>
-  new HubError(409, code, message, field);
+export const conflict = (code: ErrorCode, message: string, field?: string) =>
+  new HubError(409, code, message, { field });
 
 const OPENAI_ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",

@@ -274,10 +274,12 @@ function gatedRepo(resource: RepositoryResource, request: AccessRequestStatus | 
       : request === "rejected"
         ? `The authors of ${resource.fullName} rejected your request for access (GET /api/me/gated-repositories shows their reason); you may ask again only once they change their decision.`
         : `${resource.fullName} is a gated repository: ask for access with ${ask}${review}.`;
-  return new HubError(signedIn ? 403 : 401, "gated_repo", message, undefined, {
-    "x-error-code": "GatedRepo",
-    "x-error-message": `Access to ${resource.fullName} is restricted: ask for access first.`,
-    ...(signedIn ? {} : { "www-authenticate": 'Bearer realm="hub"' }),
+  return new HubError(signedIn ? 403 : 401, "gated_repo", message, {
+    headers: {
+      "x-error-code": "GatedRepo",
+      "x-error-message": `Access to ${resource.fullName} is restricted: ask for access first.`,
+      ...(signedIn ? {} : { "www-authenticate": 'Bearer realm="hub"' }),
+    },
   });
 }
 

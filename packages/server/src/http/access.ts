@@ -125,13 +125,9 @@ export function installAccess(
     const headers = rateLimitHeaders(rateLimit, state);
     reply.headers(headers);
     if (!state.allowed) {
-      throw new HubError(
-        429,
-        "rate_limited",
-        `Too many requests; retry in ${state.resetSeconds} seconds.`,
-        undefined,
+      throw new HubError(429, "rate_limited", `Too many requests; retry in ${state.resetSeconds} seconds.`, {
         headers,
-      );
+      });
     }
   }
 

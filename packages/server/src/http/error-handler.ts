@@ -19,12 +19,9 @@ export function toHubError(err: FastifyError): HubError {
   const first = err.validation?.[0];
   if (first) {
     const context = err.validationContext ?? "request";
-    return new HubError(
-      400,
-      "validation_failed",
-      describeValidationError(first, context),
-      fieldOf(first) || undefined,
-    );
+    return new HubError(400, "validation_failed", describeValidationError(first, context), {
+      field: fieldOf(first) || undefined,
+    });
   }
   switch (err.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -94,7 +94,7 @@ export function createCatalog(providers: readonly ProviderConfig[]) {
           other
             ? `${requested.id} is a ${other} model; call ${TASK_ENDPOINTS[other]}.`
             : `No provider serves ${requested.id}; list the models at GET /v1/models.`,
-          "model",
+          { field: "model" },
         );
       }
       if (requested.provider === null) return forTask;
@@ -106,7 +106,7 @@ export function createCatalog(providers: readonly ProviderConfig[]) {
           bySlug.has(requested.provider)
             ? `Provider ${requested.provider} does not serve ${requested.id} for this task; drop the suffix or pick another provider.`
             : `There is no provider ${requested.provider}; list the providers at GET /v1/models.`,
-          "model",
+          { field: "model" },
         );
       }
       return pinned;
@@ -156,7 +156,7 @@ export function rankCandidates(input: {
       requested.provider
         ? `Provider ${requested.provider} is disabled in the inference preferences; enable it or drop the suffix.`
         : `Every provider of ${requested.id} is disabled in the inference preferences; enable one.`,
-      "model",
+      { field: "model" },
     );
   }
   if (requested.provider !== null) {

@@ -380,8 +380,7 @@ export async function dispatch(input: {
         429,
         "rate_limited",
         `Every provider is at capacity (${summary}); back off and retry${retryAfter ? ` after ${retryAfter} seconds` : ""}.`,
-        undefined,
-        retryAfter ? { "retry-after": retryAfter } : {},
+        { headers: retryAfter ? { "retry-after": retryAfter } : {} },
       )
     : new HubError(
         502,

@@ -17,8 +17,10 @@ const TASK_OF_PATH = new Map<string, Task>(
 const EXPOSED_HEADERS = "Inference-Id, X-Service-Provider, X-Service-Route, Retry-After";
 
 function invalidApiKey(message: string): HubError {
-  return new HubError(401, "invalid_api_key", message, undefined, {
-    "www-authenticate": 'Bearer realm="router"',
+  return new HubError(401, "invalid_api_key", message, {
+    headers: {
+      "www-authenticate": 'Bearer realm="router"',
+    },
   });
 }
 

@@ -99,7 +99,7 @@ export function smartHttpRoutes({
           : err.status === 403 && service === "git-receive-pack"
             ? `You may not push to ${owner}/${name}: ${err.message}`
             : err.message;
-      refuse(reply, new HubError(err.status, err.code, message, undefined, err.headers));
+      refuse(reply, new HubError(err.status, err.code, message, { headers: err.headers }));
       return null;
     }
   }

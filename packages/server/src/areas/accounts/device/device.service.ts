@@ -122,7 +122,7 @@ export function createDeviceService({ db, clock, tokens, config }: DeviceService
         404,
         "unknown_user_code",
         "No sign-in has this code; check it against the code your terminal shows.",
-        "user_code",
+        { field: "user_code" },
       );
     }
     if (Date.parse(row.expires_at) <= clock().getTime()) {

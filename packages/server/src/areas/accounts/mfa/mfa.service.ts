@@ -103,8 +103,7 @@ export function createMfaService({ db, clock, sealer, failures, config }: MfaSer
         429,
         "too_many_otp_attempts",
         `Too many wrong two-factor codes for this account; wait ${state.resetSeconds} seconds, then try again.`,
-        undefined,
-        { "retry-after": String(state.resetSeconds) },
+        { headers: { "retry-after": String(state.resetSeconds) } },
       );
     }
     const outcome = await check();

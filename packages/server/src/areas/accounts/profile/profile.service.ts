@@ -116,8 +116,7 @@ export function createProfileService({
         307,
         "user_renamed",
         `The user ${handle} is now called ${successor}; update your links.`,
-        undefined,
-        { location: requestPath.replace(`/users/${handle}/`, `/users/${successor}/`) },
+        { headers: { location: requestPath.replace(`/users/${handle}/`, `/users/${successor}/`) } },
       );
     }
     throw notFound(`No user is called "${handle}".`);

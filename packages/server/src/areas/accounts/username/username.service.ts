@@ -47,7 +47,9 @@ export function createUsernameService({
   /** Why the account may not take `username`, or null when it may. */
   async function problemWith(userId: string, current: string, username: string): Promise<HubError | null> {
     if (username === current) {
-      return new HubError(400, "username_unchanged", `Your username already is "${username}".`, "username");
+      return new HubError(400, "username_unchanged", `Your username already is "${username}".`, {
+        field: "username",
+      });
     }
     try {
       await claimableHandle(db, username, { now: clock(), field: "username", claimant: userId });
@@ -166,12 +168,9 @@ export function createUsernameService({
         .catch(async (err: unknown) => {
           // Two claims of one handle at once: the loser learns it is taken.
           if (!(err instanceof HubError) && (await usersRepository.findByHandle(db, username))) {
-            throw new HubError(
-              409,
-              "handle_taken",
-              `The handle "${username}" is taken; choose another.`,
-              "username",
-            );
+            throw new HubError(409, "handle_taken", `The handle "${username}" is taken; choose another.`, {
+              field: "username",
+            });
           }
           throw err;
         });

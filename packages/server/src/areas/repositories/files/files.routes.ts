@@ -253,10 +253,11 @@ export function filesRoutes({
               404,
               "xet_unavailable",
               "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
-              undefined,
               {
-                "x-error-code": "XetUnavailable",
-                "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
+                headers: {
+                  "x-error-code": "XetUnavailable",
+                  "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
+                },
               },
             );
           },

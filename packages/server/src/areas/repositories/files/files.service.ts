@@ -24,10 +24,11 @@ export const revisionNotFound = (revision: string, fullName: string) =>
     404,
     "revision_not_found",
     `Revision ${revision} was not found in ${fullName}; check the branch, tag or commit.`,
-    undefined,
     {
-      "x-error-code": "RevisionNotFound",
-      "x-error-message": "Invalid rev id",
+      headers: {
+        "x-error-code": "RevisionNotFound",
+        "x-error-message": "Invalid rev id",
+      },
     },
   );
 
@@ -36,11 +37,12 @@ export const entryNotFound = (path: string, commit: string | null) =>
     404,
     "entry_not_found",
     `${path} was not found at this revision: a file with this name doesn't exist.`,
-    undefined,
     {
-      "x-error-code": "EntryNotFound",
-      "x-error-message": "Entry not found",
-      ...(commit ? { "x-repo-commit": commit } : {}),
+      headers: {
+        "x-error-code": "EntryNotFound",
+        "x-error-message": "Entry not found",
+        ...(commit ? { "x-repo-commit": commit } : {}),
+      },
     },
   );
 

@@ -133,8 +133,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
           307,
           "repo_moved",
           `Repository ${ownerHandle}/${name} moved to ${moved.fullName}; update your links and remotes.`,
-          undefined,
-          { location: requestPath.replace(oldName, `/${moved.fullName}`) },
+          { headers: { location: requestPath.replace(oldName, `/${moved.fullName}`) } },
         );
       }
       if (!principal) {
@@ -392,10 +391,11 @@ export function createReposService({ db, storage, events, clock, config }: Repos
           404,
           "revision_not_found",
           `Revision ${revision} was not found in ${repo.fullName}.`,
-          undefined,
           {
-            "x-error-code": "RevisionNotFound",
-            "x-error-message": "Invalid rev id",
+            headers: {
+              "x-error-code": "RevisionNotFound",
+              "x-error-message": "Invalid rev id",
+            },
           },
         );
       }
