@@ -38,6 +38,7 @@ import { buildGitApp, buildHubApp } from "./app/hub-app.js";
 import { createSshServer } from "./git/ssh/ssh-server.js";
 import { createReposService } from "./areas/repositories/repos/repos.service.js";
 import { createRepoStorage } from "./git/repo-storage.js";
+import { createGitService } from "./git/git-service.js";
 import { loggerOptions } from "./logger.js";
 import { createInferenceService } from "./areas/inference/settings/inference.service.js";
 import { createSealer } from "./auth/sealed-secret.js";
@@ -163,6 +164,7 @@ export async function createHub(
     createCardCitations({ db, clock, repoFiles, logger }),
   );
   const repos = createReposService({ db, storage, events, clock, config });
+  const git = createGitService({ storage, repos, maxGitBlobBytes: config.maxGitBlobBytes });
   const usernames = createUsernameService({
     db,
     clock,
@@ -262,6 +264,7 @@ export async function createHub(
     orgs,
     keys,
     storage,
+    git,
     repos,
     objectStore,
     staging,
@@ -345,9 +348,8 @@ const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Listener>
       port: deps.config.ports.ssh,
       keys: deps.keys,
       repos: deps.repos,
-      storage: deps.storage,
+      git: deps.git,
       authorize: deps.authorize,
-      maxGitBlobBytes: deps.config.maxGitBlobBytes,
       gitPublicUrl: deps.config.gitPublicUrl,
       serverKey: deps.serverKey,
       maxConnectionsPerKey: deps.config.sshMaxConnectionsPerKey,

@@ -51,6 +51,7 @@ import type { LiveStats } from "../router/live-stats.js";
 import type { KeysService } from "../areas/accounts/keys/keys.service.js";
 import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
+import type { GitServiceRunner } from "../git/git-service.js";
 import type { RepoStorage } from "../git/repo-storage.js";
 import { lfsRoutes } from "../git/lfs/lfs.routes.js";
 import type { ObjectStore } from "../git/lfs/object-store.js";
@@ -68,6 +69,7 @@ import { installErrorHandling } from "../http/error-handler.js";
 import { createValidatorCompiler } from "../http/validation.js";
 
 export interface AppDeps {
+  git: GitServiceRunner;
   config: Readonly<Config>;
   logger: FastifyBaseLogger;
   db: Db;
@@ -151,10 +153,9 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
 function smartHttp(deps: AppDeps) {
   return smartHttpRoutes({
     repos: deps.repos,
-    storage: deps.storage,
+    git: deps.git,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
-    maxGitBlobBytes: deps.config.maxGitBlobBytes,
   });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
@@ -9,19 +8,8 @@ import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
 import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
-import { gitEnvironment } from "../git-command.js";
+import { GIT_SERVICES, isGitService, type GitService, type GitServiceRunner } from "../git-service.js";
 import { repoGate, withoutGitSuffix } from "../repo-gate.js";
-import type { RepoStorage } from "../repo-storage.js";
-
-/** The two smart HTTP services and the access each needs (https://git-scm.com/docs/http-protocol); fetching is downloading, which a gated repository guards. */
-const SERVICES = {
-  "git-upload-pack": { command: "upload-pack", action: "repo:download" },
-  "git-receive-pack": { command: "receive-pack", action: "repo:write" },
-} as const;
-type Service = keyof typeof SERVICES;
-
-/** Gitea's rule for what may pass from the Git-Protocol header into GIT_PROTOCOL. */
-const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
 
 const NO_CACHE = {
   "cache-control": "no-cache, max-age=0, must-revalidate",
@@ -33,16 +21,11 @@ function pktLine(text: string): string {
   return `${(text.length + 4).toString(16).padStart(4, "0")}${text}`;
 }
 
-function isService(value: unknown): value is Service {
-  return typeof value === "string" && Object.hasOwn(SERVICES, value);
-}
-
 export interface SmartHttpDeps {
   repos: RepoLookup;
-  storage: RepoStorage;
+  git: GitServiceRunner;
   authenticate: Authenticate;
   authorize: Authorize;
-  maxGitBlobBytes: number;
 }
 
 interface Admitted {
@@ -61,13 +44,7 @@ interface RepoParams {
  * and streamed both ways with backpressure. Errors are plain text, which git
  * prints to the user as `remote:` lines.
  */
-export function smartHttpRoutes({
-  repos,
-  storage,
-  authenticate,
-  authorize,
-  maxGitBlobBytes,
-}: SmartHttpDeps): FastifyPluginAsync {
+export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHttpDeps): FastifyPluginAsync {
   const gate = repoGate(repos, authorize);
   /** Sends an error the way git shows it; 401 challenges for Basic credentials so git prompts. */
   function refuse(reply: FastifyReply, error: HubError): FastifyReply {
@@ -81,7 +58,7 @@ export function smartHttpRoutes({
     request: FastifyRequest,
     reply: FastifyReply,
     type: RepoType,
-    service: Service,
+    service: GitService,
   ): Promise<Admitted | null> {
     const { owner, repo } = request.params as RepoParams;
     const name = withoutGitSuffix(repo);
@@ -89,7 +66,7 @@ export function smartHttpRoutes({
       const principal = await authenticate(request.headers);
       return {
         principal,
-        repo: await gate(principal, { type, owner, name }, SERVICES[service].action, request.url),
+        repo: await gate(principal, { type, owner, name }, GIT_SERVICES[service].action, request.url),
       };
     } catch (err) {
       if (!(err instanceof HubError)) throw err;
@@ -113,28 +90,22 @@ export function smartHttpRoutes({
     request: FastifyRequest,
     reply: FastifyReply,
     { repo, principal }: Admitted,
-    service: Service,
+    service: GitService,
     contentType: string,
     input: { body: Readable; gzip: boolean } | null,
     preamble = "",
   ) {
     const protocol = request.headers["git-protocol"];
-    const push = service === "git-receive-pack" && input ? storage.pushRecord() : null;
-    const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), ...push?.env };
-    if (typeof protocol === "string" && GIT_PROTOCOL.test(protocol)) env.GIT_PROTOCOL = protocol;
-    const args = ["-c", `core.hooksPath=${storage.hooksDir}`, SERVICES[service].command, "--stateless-rpc"];
-    if (!input) args.push("--advertise-refs");
-    args.push(".");
+    const session = git.start(repo, service, {
+      protocol: typeof protocol === "string" ? protocol : undefined,
+      stateless: input ? "rpc" : "advertise",
+      actor: principal?.handle ?? null,
+    });
+    const { child } = session;
+    const push = service === "git-receive-pack" && input !== null;
 
     reply.hijack();
     const res = reply.raw;
-    const child = spawn("git", args, {
-      cwd: storage.pathOf(repo.row.id),
-      env: gitEnvironment(env),
-      stdio: "pipe",
-    });
-    // An early exit of git surfaces through its status; a broken stdin pipe must not crash the hub.
-    child.stdin.on("error", () => {});
     const stderr: Buffer[] = [];
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     res.once("close", () => {
@@ -180,8 +151,7 @@ export function smartHttpRoutes({
       );
     }
     if (push) {
-      const updates = await push.updates();
-      if (code === 0) await repos.refsUpdated(repo, updates, principal?.handle ?? null);
+      await session.finish(code);
       res.end();
     }
   }
@@ -198,7 +168,7 @@ export function smartHttpRoutes({
 
       app.get(`${base}/info/refs`, { schema: { hide: true }, config }, async (request, reply) => {
         const service = (request.query as { service?: unknown }).service;
-        if (!isService(service)) {
+        if (!isGitService(service)) {
           return refuse(
             reply,
             new HubError(
@@ -224,7 +194,7 @@ export function smartHttpRoutes({
         return reply;
       });
 
-      for (const service of Object.keys(SERVICES) as Service[]) {
+      for (const service of Object.keys(GIT_SERVICES) as GitService[]) {
         app.post(`${base}/${service}`, { schema: { hide: true }, config }, async (request, reply) => {
           if (request.headers["content-type"] !== `application/x-${service}-request`) {
             return refuse(

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
@@ -12,9 +11,8 @@ import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { mintSshLfsToken } from "../../auth/ssh-lfs-token.js";
 import { HubError } from "../../errors.js";
-import { gitEnvironment } from "../git-command.js";
+import { GIT_PROTOCOL, isGitService, type GitServiceRunner } from "../git-service.js";
 import { repoGate } from "../repo-gate.js";
-import type { RepoStorage } from "../repo-storage.js";
 
 const { Server, utils } = ssh2;
 
@@ -26,7 +24,6 @@ const LFS_AUTHENTICATE =
   /^git-lfs-authenticate '?\/?((?:datasets\/|spaces\/|mcps\/)?[a-z0-9][a-z0-9-]{0,39}\/[a-z0-9][a-z0-9._-]{0,95}?)(?:\.git)?'? (upload|download)$/;
 /** How long the credential `git-lfs-authenticate` hands out lasts. */
 const LFS_TOKEN_SECONDS = 3600;
-const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
 /** A connection must finish authenticating within this long. */
 const LOGIN_GRACE_MS = 30_000;
 /** Connections with no traffic for this long are closed. */
@@ -49,9 +46,8 @@ export interface SshServerDeps {
   port: number;
   keys: SshKeys;
   repos: RepoLookup;
-  storage: RepoStorage;
+  git: GitServiceRunner;
   authorize: Authorize;
-  maxGitBlobBytes: number;
   /** Base URL of git over HTTPS, where the LFS API lives. */
   gitPublicUrl: string;
   serverKey: Buffer;
@@ -99,7 +95,7 @@ function repositoryPath(raw: string): { type: RepoType; owner: string; name: str
  * same authorization function as HTTPS decides read and write.
  */
 export async function createSshServer(deps: SshServerDeps) {
-  const { keys, repos, storage, authorize, logger } = deps;
+  const { keys, repos, authorize, logger } = deps;
   const gate = repoGate(repos, authorize);
   let unauthenticated = 0;
   const connectionsPerKey = new Map<string, number>();
@@ -256,19 +252,10 @@ export async function createSshServer(deps: SshServerDeps) {
           channel.end();
           return;
         }
-        const service = git?.[1] ?? "";
-        const push = service === "git-receive-pack" ? storage.pushRecord() : null;
-        const env: Record<string, string> = {
-          HUB_MAX_GIT_BLOB_BYTES: String(deps.maxGitBlobBytes),
-          ...push?.env,
-        };
-        if (protocol) env.GIT_PROTOCOL = protocol;
-        const child = spawn("git", ["-c", `core.hooksPath=${storage.hooksDir}`, service.slice(4), "."], {
-          cwd: storage.pathOf(repo.row.id),
-          env: gitEnvironment(env),
-          stdio: "pipe",
-        });
-        child.stdin.on("error", () => {});
+        const service = git?.[1];
+        if (!isGitService(service)) return;
+        const session = deps.git.start(repo, service, { protocol, actor: principal.handle });
+        const { child } = session;
         child.once("error", (err) => fail(channel, `The hub could not start git: ${err.message}`));
         // pipe() follows backpressure both ways: a slow client slows git, nothing piles up in memory.
         channel.on("data", active);
@@ -279,14 +266,8 @@ export async function createSshServer(deps: SshServerDeps) {
         channel.on("close", () => child.kill("SIGTERM"));
         child.once("close", (code) => {
           // A push is recorded (for webhooks) before git's exit status reaches the client.
-          const recorded = push
-            ? push
-                .updates()
-                .then((updates) =>
-                  code === 0 ? repos.refsUpdated(repo, updates, principal.handle) : undefined,
-                )
-            : Promise.resolve();
-          void recorded
+          void session
+            .finish(code)
             .catch((err: Error) =>
               deps.logger.error({ err: err.message, repo: repo.fullName }, "push not recorded"),
             )

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { FoundRepo, RepoLookup } from "../domain/repositories.js";
+import { gitEnvironment } from "./git-command.js";
+import type { RepoStorage } from "./repo-storage.js";
+
+/**
+ * The two git services both transports run, and the access each needs
+ * (https://git-scm.com/docs/pack-protocol); fetching is downloading, which a
+ * gated repository guards.
+ */
+export const GIT_SERVICES = {
+  "git-upload-pack": { command: "upload-pack", action: "repo:download" },
+  "git-receive-pack": { command: "receive-pack", action: "repo:write" },
+} as const;
+export type GitService = keyof typeof GIT_SERVICES;
+
+/** Gitea's rule for what may pass from a client's Git-Protocol header or environment into GIT_PROTOCOL. */
+export const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+
+/** Whether a string names one of the services. */
+export function isGitService(value: unknown): value is GitService {
+  return typeof value === "string" && Object.hasOwn(GIT_SERVICES, value);
+}
+
+/** One running git service: its process, and what to do once it has exited. */
+export interface GitSession {
+  child: ChildProcessWithoutNullStreams;
+  /**
+   * Records the refs a push updated (for webhooks) when git succeeded; call
+   * once git has exited and before its status reaches the client, so a push
+   * git reports done always has its deliveries.
+   */
+  finish(code: number | null): Promise<void>;
+}
+
+export interface GitServiceDeps {
+  storage: RepoStorage;
+  repos: Pick<RepoLookup, "refsUpdated">;
+  maxGitBlobBytes: number;
+}
+
+/**
+ * Runs git's own upload-pack and receive-pack in a repository for both
+ * transports (smart HTTP and SSH): the push-policy hooks, the blob size
+ * limit, the client's protocol version, and the record of a push's refs.
+ */
+export function createGitService({ storage, repos, maxGitBlobBytes }: GitServiceDeps) {
+  return {
+    start(
+      repo: FoundRepo,
+      service: GitService,
+      options: {
+        /** The Git-Protocol value the client asked for; ignored unless it passes GIT_PROTOCOL. */
+        protocol?: string;
+        /** Smart HTTP runs each request on its own: `advertise` lists refs, `rpc` takes one request. */
+        stateless?: "advertise" | "rpc";
+        /** The handle of the account a push's event names. */
+        actor: string | null;
+      },
+    ): GitSession {
+      const push =
+        service === "git-receive-pack" && options.stateless !== "advertise" ? storage.pushRecord() : null;
+      const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), ...push?.env };
+      if (options.protocol !== undefined && GIT_PROTOCOL.test(options.protocol))
+        env.GIT_PROTOCOL = options.protocol;
+      const args = ["-c", `core.hooksPath=${storage.hooksDir}`, GIT_SERVICES[service].command];
+      if (options.stateless) args.push("--stateless-rpc");
+      if (options.stateless === "advertise") args.push("--advertise-refs");
+      args.push(".");
+      const child = spawn("git", args, {
+        cwd: storage.pathOf(repo.row.id),
+        env: gitEnvironment(env),
+        stdio: "pipe",
+      });
+      // An early exit of git surfaces through its status; a broken stdin pipe must not crash the hub.
+      child.stdin.on("error", () => {});
+      return {
+        child,
+        async finish(code) {
+          if (!push) return;
+          const updates = await push.updates();
+          if (code === 0) await repos.refsUpdated(repo, updates, options.actor);
+        },
+      };
+    },
+  };
+}
+
+export type GitServiceRunner = ReturnType<typeof createGitService>;
