@@ -3,7 +3,8 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { TOKEN_ROLES, type TokenRole } from "@hub/api";
 import { ConfigError, SURFACES, loadConfig, withFreePorts, type Surface } from "../config.js";
 import { HubError } from "../errors.js";
-import { createHub, createLogger, serve } from "../main.js";
+import { createHub } from "../app/create-hub.js";
+import { createLogger, serve } from "../main.js";
 
 const USAGE = `Usage: hubd <command>
 

@@ -1,0 +1,280 @@
+import path from "node:path";
+import { createFilesService } from "../areas/repositories/files/files.service.js";
+import { createRefsService } from "../areas/repositories/refs/refs.service.js";
+import { createRepoFiles } from "../git/repo-files.js";
+import type { Logger } from "pino";
+import { createAccountService } from "../areas/accounts/account/account.service.js";
+import { createAvatarStore } from "../areas/accounts/profile/avatar-store.js";
+import { createProfileService } from "../areas/accounts/profile/profile.service.js";
+import { createSocialIdentities } from "../areas/accounts/profile/social-identities.js";
+import { createUsernameService } from "../areas/accounts/username/username.service.js";
+import { createHardwareService, loadHardwareCatalog } from "../areas/accounts/hardware/hardware.service.js";
+import { createContentPreferencesService } from "../areas/accounts/content-preferences/content-preferences.service.js";
+import { createGatingService } from "../areas/repositories/gating/gating.service.js";
+import { createMfaService } from "../areas/accounts/mfa/mfa.service.js";
+import { createBillingService } from "../areas/accounts/billing/billing.service.js";
+import { createAccountDeletionService } from "../areas/accounts/account-deletion/account-deletion.service.js";
+import { createAuthService } from "../areas/accounts/auth/auth.service.js";
+import { createOrgsService } from "../areas/organizations/orgs/orgs.service.js";
+import { createOpenIdClient } from "../areas/organizations/sso/openid-client.js";
+import { createSsoService } from "../areas/organizations/sso/sso.service.js";
+import { createCommitSignatures } from "../areas/accounts/keys/commit-signatures.js";
+import { createKeysService } from "../areas/accounts/keys/keys.service.js";
+import { createTokensService } from "../areas/accounts/tokens/tokens.service.js";
+import { createDeviceService } from "../areas/accounts/device/device.service.js";
+import { createAuthenticator, createCredentialResolver } from "../auth/authenticate.js";
+import { loadServerKey } from "../auth/server-key.js";
+import { createLocalObjectStore } from "../git/lfs/local-object-store.js";
+import { createMultipartStaging } from "../git/lfs/multipart-staging.js";
+import { createAuthorizer } from "../auth/authorizer.js";
+import { createMemoryRateLimiter } from "../auth/rate-limit/memory-rate-limiter.js";
+import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
+import { createRedisRateLimiter } from "../auth/rate-limit/redis-rate-limiter.js";
+import type { Config, RateLimitConfig } from "../config.js";
+import { migrateToLatest, openDatabase } from "../db/database.js";
+import { createReposService } from "../areas/repositories/repos/repos.service.js";
+import { createRepoStorage } from "../git/repo-storage.js";
+import { createGitService } from "../git/git-service.js";
+import { createInferenceService } from "../areas/inference/settings/inference.service.js";
+import { createSealer } from "../auth/sealed-secret.js";
+import { createCatalog } from "../router/candidates.js";
+import { createLiveStats } from "../router/live-stats.js";
+import { createDeliveryWorker } from "../areas/integrations/webhooks/delivery-worker.js";
+import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
+import { combineRepoEvents } from "../domain/repo-events.js";
+import { createCardCitations } from "../areas/community/papers/card-citations.js";
+import { createPapersService } from "../areas/community/papers/papers.service.js";
+import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
+import { hubVersion } from "../version.js";
+
+/**
+ * A rate limiter in Redis when one is configured (shared by every hub process),
+ * else in this process's memory. `failClosed` for limits against guessing.
+ */
+export function createRateLimiter(
+  config: Readonly<Config>,
+  limits: RateLimitConfig,
+  logger: Logger,
+  options: { failClosed?: boolean } = {},
+): RateLimiter {
+  return config.redisUrl
+    ? createRedisRateLimiter(limits, config.redisUrl, config.redisPrefix, logger, options)
+    : createMemoryRateLimiter(limits);
+}
+
+/** What `serve` gives `createHub` beyond the configuration: limiters shared with its other processes. */
+export interface HubOptions {
+  /** Counts wrong two-factor codes per account; in memory unless given (the admin CLI checks no codes). */
+  mfaFailures?: RateLimiter;
+}
+
+/** Opens the database (migrated) and wires every service; the admin CLI and the server share it. */
+export async function createHub(
+  config: Readonly<Config>,
+  logger: Logger,
+  { mfaFailures = createMemoryRateLimiter(config.mfa.failures) }: HubOptions = {},
+) {
+  const db = openDatabase(config.database);
+  await migrateToLatest(db, config.database);
+  const clock = () => new Date();
+  const serverKey = await loadServerKey(config.dataDir, config.secretKey);
+  const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
+  const mfa = createMfaService({
+    db,
+    clock,
+    sealer: createSealer(serverKey, "mfa-totp"),
+    failures: mfaFailures,
+    config: config.mfa,
+  });
+  const auth = createAuthService({
+    db,
+    clock,
+    tokens,
+    mfa,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+  });
+  const device = createDeviceService({ db, clock, tokens, config: config.device });
+  const identities = createSocialIdentities({ db, clock });
+  const profiles = createProfileService({
+    db,
+    clock,
+    avatars: createAvatarStore(config.dataDir),
+    identities,
+    publicUrl: config.publicUrl,
+    avatarMaxBytes: config.account.avatarMaxBytes,
+  });
+  const account = createAccountService({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    profiles,
+    identities,
+    mfa,
+  });
+  const orgs = createOrgsService({ db, clock });
+  const keys = createKeysService({ db, clock });
+  const authorize = createAuthorizer({
+    db,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    publicUrl: config.publicUrl,
+  });
+  const storage = createRepoStorage(config.dataDir);
+  const objectStore = createLocalObjectStore(config.dataDir);
+  const staging = createMultipartStaging(config.dataDir);
+  const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
+  const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
+  const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
+  const webhookSecrets = createSealer(serverKey, "webhook-secrets");
+  const deliveries = createDeliveryWorker({
+    db,
+    clock,
+    sealer: webhookSecrets,
+    config: config.webhooks,
+    userAgent: `Hub-Webhooks/${hubVersion()} (+${config.publicUrl})`,
+    logger,
+  });
+  const events = combineRepoEvents(
+    createRepoEvents({
+      db,
+      clock,
+      repoFiles,
+      publicUrl: config.publicUrl,
+      maxAttempts: config.webhooks.maxAttempts,
+      logger,
+      notify: deliveries.notify,
+    }),
+    createCardCitations({ db, clock, repoFiles, logger }),
+  );
+  const repos = createReposService({ db, storage, events, clock, config });
+  const git = createGitService({ storage, repos, maxGitBlobBytes: config.maxGitBlobBytes });
+  const usernames = createUsernameService({
+    db,
+    clock,
+    events,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    config: {
+      publicUrl: config.publicUrl,
+      gitPublicUrl: config.gitPublicUrl,
+      sshPublicUrl: config.sshPublicUrl,
+      reservationDays: config.account.usernameReservationDays,
+    },
+  });
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    sealer: webhookSecrets,
+    repos,
+    authorize,
+    allowPrivateTargets: config.webhooks.allowPrivate,
+    notify: deliveries.notify,
+  });
+  const files = createFilesService({
+    db,
+    repos,
+    storage,
+    files: repoFiles,
+    store: objectStore,
+    maxGitBlobBytes: config.maxGitBlobBytes,
+  });
+  const hardware = createHardwareService({
+    db,
+    clock,
+    catalog: loadHardwareCatalog(),
+    storage,
+    repoFiles,
+  });
+  const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
+  const gating = createGatingService({ db, clock, repos, authorize });
+  const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
+  const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
+  const catalog = createCatalog(config.router.providers);
+  const stats = createLiveStats({
+    clock: Date.now,
+    failuresBeforeCooldown: config.router.failuresBeforeCooldown,
+    cooldownMs: config.router.cooldownMs,
+  });
+  const openid = createOpenIdClient({
+    allowPrivate: config.sso.allowPrivate,
+    timeoutMs: config.sso.timeoutMs,
+    userAgent: `Hub-SSO/${hubVersion()} (+${config.publicUrl})`,
+  });
+  const sso = createSsoService({
+    db,
+    clock,
+    openid,
+    secrets: createSealer(serverKey, "sso-client-secrets"),
+    verifiers: createSealer(serverKey, "sso-code-verifiers"),
+    publicUrl: config.publicUrl,
+    allowPrivate: config.sso.allowPrivate,
+    defaultSessionSeconds: config.sso.sessionSeconds,
+  });
+  const inference = createInferenceService({
+    db,
+    clock,
+    catalog,
+    sealer: createSealer(serverKey, "provider-keys"),
+  });
+  const billing = createBillingService({ db, clock, inference });
+  const deletion = createAccountDeletionService({
+    db,
+    dialect: config.database.dialect,
+    clock,
+    reauthWindowSeconds: config.reauthWindowSeconds,
+    reservationDays: config.account.usernameReservationDays,
+    storage,
+    objectStore,
+    profiles,
+    inference,
+    events,
+    logger,
+  });
+  return {
+    db,
+    logger,
+    tokens,
+    auth,
+    mfa,
+    device,
+    account,
+    profiles,
+    identities,
+    usernames,
+    hardware,
+    preferences,
+    gating,
+    papers,
+    orgs,
+    keys,
+    storage,
+    git,
+    repos,
+    objectStore,
+    staging,
+    files,
+    refs,
+    repoFiles,
+    serverKey,
+    catalog,
+    stats,
+    inference,
+    billing,
+    deletion,
+    webhooks,
+    deliveries,
+    sso,
+    startedAt: Date.now(),
+    resolveCredentialKey,
+    clock,
+    authenticate,
+    authorize,
+    close: async () => {
+      await mfaFailures.close();
+      await openid.close();
+      await db.destroy();
+    },
+  };
+}
+
+export type Hub = Awaited<ReturnType<typeof createHub>>;
