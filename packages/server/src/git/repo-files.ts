@@ -3,6 +3,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { GitCommandError, runGit } from "./git-command.js";
 import { MAX_POINTER_SIZE, parseLfsPointer } from "./lfs-pointer.js";
+import { gitattributesProblem, gitmodulesProblem, pathProblem, specialFileOf } from "./path-rules.js";
 import type { RepoStorage } from "./repo-storage.js";
 
 /** A file or directory of a commit's tree, as the tree and paths-info APIs show it. */
@@ -22,6 +23,15 @@ export type FileOperation =
   | { kind: "deleteFolder"; path: string };
 
 export class BranchMovedError extends Error {}
+/** A path git would refuse in a tree (or drop from it); nothing was written to the branch. */
+export class RejectedPathError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
 export class MissingEntryError extends Error {
   constructor(readonly path: string) {
     super(`A file with this name doesn't exist: ${path}`);
@@ -55,6 +65,44 @@ const LITERAL_PATHS = { GIT_LITERAL_PATHSPECS: "1" };
 export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
   const git = (id: string, args: string[], input?: string | Buffer, env?: Record<string, string>) =>
     runGit(args, { cwd: storage.pathOf(id), input, env });
+
+  /**
+   * Refuses, before anything is written, a file git's fsck would refuse: a
+   * path it will not store, a `.gitmodules` that would make git run an option
+   * or a command, a `.gitattributes` line git will not read.
+   */
+  async function checkWrite(id: string, file: string, content: Buffer): Promise<void> {
+    const problem = pathProblem(file);
+    if (problem) throw new RejectedPathError(file, problem);
+    const special = specialFileOf(file.slice(file.lastIndexOf("/") + 1));
+    if (special === ".gitattributes") {
+      const attributes = gitattributesProblem(content);
+      if (attributes) throw new RejectedPathError(file, attributes);
+    }
+    if (special === ".gitmodules") {
+      // git's own config parser reads it, so what is checked is what git would use.
+      let listed: Buffer;
+      try {
+        listed = await git(id, ["config", "--file", "-", "--list", "-z"], content);
+      } catch (err) {
+        if (err instanceof GitCommandError)
+          throw new RejectedPathError(file, "git cannot parse it as a .gitmodules file");
+        throw err;
+      }
+      const entries = listed
+        .toString("utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((entry) => {
+          const newline = entry.indexOf("\n");
+          return newline === -1
+            ? { key: entry, value: "" }
+            : { key: entry.slice(0, newline), value: entry.slice(newline + 1) };
+        });
+      const modules = gitmodulesProblem(entries);
+      if (modules) throw new RejectedPathError(file, modules);
+    }
+  }
 
   /** Raw object contents (blobs, commits) by id, in one git process. */
   async function readObjects(id: string, oids: string[]): Promise<Map<string, Buffer>> {
@@ -300,12 +348,15 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
       try {
         await git(id, ["read-tree", input.head], undefined, env);
         const lines: string[] = [];
+        const written: string[] = [];
         for (const operation of input.operations) {
           if (operation.kind === "write") {
+            await checkWrite(id, operation.path, operation.content);
             const blob = (await git(id, ["hash-object", "-w", "--stdin"], operation.content))
               .toString()
               .trim();
             lines.push(`100644 ${blob}\t${operation.path}`);
+            written.push(operation.path);
             continue;
           }
           const pathspec =
@@ -320,6 +371,12 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
         }
         if (lines.length > 0)
           await git(id, ["update-index", "-z", "--index-info"], lines.join("\0") + "\0", env);
+        if (written.length > 0) {
+          // git skips, with only a warning, a path it will not check out; a path the caller sent is never dropped silently.
+          const indexed = new Set((await git(id, ["ls-files", "-z"], undefined, env)).toString().split("\0"));
+          const dropped = written.find((file) => !indexed.has(file));
+          if (dropped !== undefined) throw new RejectedPathError(dropped, "git refuses to store this path");
+        }
         const tree = (await git(id, ["write-tree"], undefined, env)).toString().trim();
         const commit = (
           await git(

@@ -5,9 +5,11 @@ import { lfsMatcher } from "../../../git/gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import { lfsPointer } from "../../../git/lfs-pointer.js";
+import { pathProblem } from "../../../git/path-rules.js";
 import {
   BranchMovedError,
   MissingEntryError,
+  RejectedPathError,
   type FileOperation,
   type RepoFiles,
   type TreeEntry,
@@ -56,6 +58,27 @@ export function isRepositoryPath(path: string): boolean {
     !path.includes("\0") &&
     !parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git")
   );
+}
+
+/** The 400 for a path git would refuse to store, naming the path and why. */
+function rejectedPath(path: string, reason: string, field?: string): HubError {
+  return badRequest(
+    "invalid_path",
+    `${quoted(path)} cannot be stored: ${reason}. Nothing was committed.`,
+    field,
+  );
+}
+
+/** A path quoted for a message, cut to a readable length. */
+function quoted(path: string): string {
+  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
+}
+
+/** Rejects, before anything is written, a path git would refuse to store in a tree (see git/path-rules.ts). */
+export function checkWritePath(path: string, field = "path"): string {
+  const problem = pathProblem(path);
+  if (problem) throw rejectedPath(path, problem, field);
+  return path;
 }
 
 /** Rejects a repository path that is empty, absolute, climbs out, or names git's own directory. */
@@ -139,7 +162,7 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
       }
       const tracked = lfsMatcher(attributes);
       return items.map(({ path, size }) => {
-        checkPath(path, "files.path");
+        checkWritePath(path, "files.path");
         const lfs = size > 0 && (size > maxGitBlobBytes || tracked(path));
         return { path, uploadMode: lfs ? ("lfs" as const) : ("regular" as const), shouldIgnore: false };
       });
@@ -198,7 +221,13 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
       const lfsFiles: Array<{ path: string; oid: string; size?: number }> = [];
       for (const [index, line] of lines.slice(1).entries()) {
         const value = line.value ?? {};
-        const path = checkPath(typeof value.path === "string" ? value.path : "", `line ${index + 2}.path`);
+        const sent = typeof value.path === "string" ? value.path : "";
+        const field = `line ${index + 2}.path`;
+        // Writes must be storable; deletes may name any path a push stored.
+        const path =
+          line.key === "file" || line.key === "lfsFile"
+            ? checkWritePath(sent, field)
+            : checkPath(sent, field);
         if (line.key === "file") {
           if (value.encoding !== "base64" || typeof value.content !== "string")
             throw badRequest(
@@ -274,6 +303,7 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
         return { commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`, commitOid };
       } catch (err) {
         if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);
+        if (err instanceof RejectedPathError) throw rejectedPath(err.path, err.reason);
         if (err instanceof BranchMovedError)
           throw new HubError(
             409,
