@@ -100,7 +100,7 @@ export function gitmodulesProblem(entries: ReadonlyArray<{ key: string; value: s
     if (lower === "url") {
       if (looksLikeOption(value))
         return `the url of submodule "${name}" starts with "-", which git would run as an option`;
-      if (/[\n\r]|%0[ad]/i.test(value) || /[\x00-\x1f\x7f]/.test(value)) {
+      if (/%0[ad]/i.test(value) || [...value].some((char) => char < " " || char === "\x7f")) {
         return `the url of submodule "${name}" contains a newline or control character`;
       }
     } else if (lower === "path" && looksLikeOption(value)) {
