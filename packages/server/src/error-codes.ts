@@ -486,6 +486,12 @@ export const ERROR_CODES = {
     summary:
       "… needs recent reauthentication: POST your password (and your two-factor code as `otp`, when two-factor authentication is on) to /api/auth/reauthenticate with this credential, then",
   },
+  ref_name_conflict: {
+    statuses: [409],
+    area: "refs",
+    summary:
+      "A branch or tag cannot be called main/sub while main exists (nor main while main/sub exists): git stores a ref name as a file. Choose another name.",
+  },
   ref_changed: {
     statuses: [409],
     area: "refs",

@@ -50,6 +50,24 @@ export function createRefsService({
     return ref;
   }
 
+  /**
+   * Refuses a new ref that would be both a name and a folder of names: git
+   * stores `refs/heads/main` as a file, so `main/sub` cannot sit beside it,
+   * nor `main` beside `main/sub`. Retrying never helps; the message says so.
+   */
+  async function checkNoNameConflict(repo: FoundRepo, ref: string, kind: "branch" | "tag"): Promise<void> {
+    const clash = (await repoFiles.refs(repo.row.id)).find(
+      (existing) => existing.ref.startsWith(`${ref}/`) || ref.startsWith(`${existing.ref}/`),
+    );
+    if (!clash) return;
+    const shortName = (full: string) => full.replace(/^refs\/(heads|tags)\//, "");
+    throw conflict(
+      "ref_name_conflict",
+      `A ${kind} cannot be called ${shortName(ref)} while ${shortName(clash.ref)} exists: git stores a ref name as a file, so one name cannot also be a folder of names. Retrying will not help; choose another name or delete ${shortName(clash.ref)} first.`,
+      kind === "branch" ? "name" : "tag",
+    );
+  }
+
   /** Runs a compare-and-swap on a ref; losing to a concurrent writer is a 409, not a failure of the hub. */
   async function swap(message: string, update: () => Promise<void>): Promise<void> {
     try {
@@ -120,6 +138,7 @@ export function createRefsService({
       const existing = await current(repo, ref);
       if (existing && !overwrite)
         throw conflict("branch_exists", `Branch ${name} already exists; pass overwrite to move it.`, "name");
+      if (!existing) await checkNoNameConflict(repo, ref, "branch");
       await swap(`Branch ${name} changed meanwhile; retry.`, () =>
         repoFiles.setRef(repo.row.id, ref, commit, existing ?? ZERO_OID),
       );
@@ -158,6 +177,7 @@ export function createRefsService({
           `Tag ${tag} already exists; delete it first or choose another name.`,
           "tag",
         );
+      await checkNoNameConflict(repo, ref, "tag");
       let target = commit;
       if (message) {
         target = await repoFiles.createTagObject(repo.row.id, {

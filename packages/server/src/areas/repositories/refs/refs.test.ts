@@ -99,6 +99,39 @@ describe.each(DIALECTS)("refs, branches, tags and history on %s", (dialect) => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(2);
   });
 
+  it("refuses a branch or tag that would be both a name and a folder, saying why and that retrying will not help", async () => {
+    const create = (path: string, json: Record<string, unknown> = {}) =>
+      hub.request(`/api/models/alice/history/${path}`, { method: "POST", token, json });
+    for (const [path, json, clash] of [
+      ["branch/main%2Fsub", {}, "main"],
+      ["branch/deep%2Fnested", {}, null],
+      ["branch/deep", {}, "deep/nested"],
+      ["tag/main", { tag: "main/v1" }, null],
+      ["tag/main", { tag: "main" }, "main/v1"],
+    ] as const) {
+      const response = await create(path, json);
+      if (clash === null) {
+        expect(response.status, path).toBe(200);
+        continue;
+      }
+      expect(response.status, path).toBe(409);
+      const body = await readJson<ApiError>(response);
+      expect(body.code).toBe("ref_name_conflict");
+      expect(body.error).toContain(`while ${clash} exists`);
+      expect(body.error).toContain("Retrying will not help");
+    }
+    const names = await refs();
+    expect(names.branches.map((b) => b.name)).not.toContain("main/sub");
+    expect(names.tags.map((t) => t.name)).not.toContain("main");
+    expect(
+      (await hub.request("/api/models/alice/history/tag/main%2Fv1", { method: "DELETE", token })).status,
+    ).toBe(200);
+    expect(
+      (await hub.request("/api/models/alice/history/branch/deep%2Fnested", { method: "DELETE", token }))
+        .status,
+    ).toBe(200);
+  });
+
   it("tags revisions, lightweight or annotated, and deletes tags", async () => {
     const tag = async (json: { tag: string; message?: string }) =>
       (await hub.request("/api/models/alice/history/tag/main", { method: "POST", token, json })).status;
