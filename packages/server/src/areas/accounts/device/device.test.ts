@@ -258,6 +258,8 @@ describe.each(DIALECTS)("device sign-in (RFC 8628) on %s", (dialect) => {
       await page.goto(issued.verification_uri_complete);
       await flow.signIn(page, alice.password);
       const boxes = page.locator("input[name=scope]");
+      // Signing in posts a form; the scope boxes are on the page it answers with.
+      await boxes.first().waitFor();
       expect(await boxes.evaluateAll((inputs) => inputs.map((input) => input.getAttribute("value")))).toEqual(
         ["repo:read", "repo:write", "inference:run"],
       );
