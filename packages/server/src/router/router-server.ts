@@ -28,6 +28,68 @@ function sha256(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
+/** The most of a refused body read and dropped, and for how long, before the connection is closed. */
+const DRAIN_BYTES = 64 * 1024 * 1024;
+const DRAIN_MS = 10_000;
+
+/**
+ * Reads a body's bytes while they stream in, stopping at the limit without
+ * destroying the request, so the 413 can still be answered on its connection.
+ */
+function readBody(req: IncomingMessage, limit: number, tooLarge: () => HubError): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      stop();
+      reject(err);
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", onError);
+  });
+}
+
+/**
+ * Drops the rest of a refused body so the client, still sending, reads the
+ * answer instead of a reset (a server that closes a connection with unread
+ * data makes the kernel reset it); past DRAIN_BYTES or DRAIN_MS the
+ * connection is closed anyway. A body that ends in time leaves it reusable.
+ */
+function drainRefusedBody(req: IncomingMessage): void {
+  if (req.complete) return;
+  let drained = 0;
+  const giveUp = () => req.socket.destroy();
+  const timer = setTimeout(giveUp, DRAIN_MS).unref();
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) {
+      clearTimeout(timer);
+      giveUp();
+    }
+  });
+  req.once("end", () => clearTimeout(timer));
+  req.resume();
+}
+
 /**
  * Reads a JSON object body while it streams in, refusing it with 413 as soon
  * as it passes the limit rather than after buffering it.
@@ -40,16 +102,10 @@ async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(req.headers["content-type"] ?? "")) {
     throw badRequest("invalid_json", "Send a JSON object with Content-Type: application/json.");
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
+  const bytes = await readBody(req, limit, tooLarge);
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks, size).toString("utf8"));
+    body = JSON.parse(bytes.toString("utf8"));
   } catch {
     throw badRequest("invalid_json", "The body is not valid JSON; send a JSON object.");
   }
@@ -221,13 +277,8 @@ export function createRouterServer(deps: RouterDeps) {
               "The Router failed to handle this request; retry with backoff.",
             );
       if (!(err instanceof HubError)) logger.error({ err, inferenceId }, "router request failed");
-      if (error.status === 413) {
-        // The rest of an oversized body is read and dropped, never kept, so the client sees the answer
-        // rather than a reset; the connection closes after it.
-        res.setHeader("connection", "close");
-        req.resume();
-        setTimeout(() => req.socket.destroy(), 10_000).unref();
-      }
+      // Whatever of the body was not read is dropped, so the client reads this answer, not a reset.
+      if (!req.complete) drainRefusedBody(req);
       sendRouterError(res, error);
     });
   });

@@ -497,7 +497,7 @@ describe("the error table", () => {
   });
 });
 
-describe("cooldown and the response limit", () => {
+describe("cooldown, the response limit and the request limit", () => {
   let cooling: TestHub;
   let coolingToken: string;
 
@@ -509,6 +509,7 @@ describe("cooldown and the response limit", () => {
         HUB_ROUTER_FAILURES_BEFORE_COOLDOWN: "2",
         HUB_ROUTER_COOLDOWN_MS: "60000",
         HUB_ROUTER_MAX_RESPONSE: "2048",
+        HUB_ROUTER_BODY_LIMIT: "4096",
       },
     });
     await cooling.createUser("cal");
@@ -557,5 +558,74 @@ describe("cooldown and the response limit", () => {
     expect(response.status).toBe(502);
     const error = ((await response.json()) as { error: { message: string } }).error;
     expect(error.message).toContain("larger than 2048 bytes");
+  });
+
+  /**
+   * Sends an oversized body the way an upload does, still writing when the
+   * answer comes, and reads what arrives: a client must always see the 413,
+   * never a reset that makes SDKs send the whole body again.
+   */
+  function oversized(bytes: number, declareLength: boolean) {
+    return new Promise<{ status: number; code: string; inferenceId: string | undefined }>(
+      (resolve, reject) => {
+        const chunk = Buffer.alloc(64 * 1024, "a");
+        const prefix = Buffer.from('{"model":"acme/chat-1","pad":"');
+        const request = http.request(`${cooling.routerUrl}/v1/chat/completions`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${coolingToken}`,
+            "content-type": "application/json",
+            ...(declareLength ? { "content-length": String(prefix.length + bytes) } : {}),
+          },
+        });
+        request.on("response", (response) => {
+          let text = "";
+          response.on("data", (data: Buffer) => (text += data.toString()));
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              code: (JSON.parse(text) as { error: { code: string } }).error.code,
+              inferenceId: response.headers["inference-id"] as string | undefined,
+            }),
+          );
+          response.on("error", reject);
+        });
+        request.on("error", reject);
+        request.write(prefix);
+        let sent = 0;
+        const writeMore = () => {
+          while (sent < bytes) {
+            const piece = chunk.subarray(0, Math.min(chunk.length, bytes - sent));
+            sent += piece.length;
+            if (!request.write(piece)) return void request.once("drain", writeMore);
+          }
+          request.end();
+        };
+        writeMore();
+      },
+    );
+  }
+
+  it("answers every oversized body with its 413, never a reset, while the client is still sending", async () => {
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const answer = await oversized(2 * 1024 * 1024, attempt % 2 === 0);
+      expect(answer, `attempt ${attempt}`).toMatchObject({ status: 413, code: "request_too_large" });
+      expect(answer.inferenceId).toMatch(/^inf_/);
+    }
+  });
+
+  it("gives the openai client its 413 as an APIError, which it does not retry", async () => {
+    const openai = new OpenAI({ apiKey: coolingToken, baseURL: `${cooling.routerUrl}/v1`, maxRetries: 2 });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const failure = await openai.chat.completions
+        .create({ model: "acme/chat-1", messages: [{ role: "user", content: "x".repeat(512 * 1024) }] })
+        .then(
+          () => null,
+          (err: unknown) => err,
+        );
+      expect(failure).toBeInstanceOf(OpenAI.APIError);
+      expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
+      expect((failure as InstanceType<typeof OpenAI.APIError>).code).toBe("request_too_large");
+    }
   });
 });
