@@ -182,6 +182,16 @@ async function tryCandidate(ctx: AttemptContext): Promise<Outcome> {
     : relayWhole(ctx, upstream, headers, started);
 }
 
+/** Whether a body parses as a JSON object or array, as every OpenAI answer is. */
+function isJsonDocument(body: Buffer): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body.toString("utf8"));
+    return typeof parsed === "object" && parsed !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** A whole (non-streaming) body: read it, bounded in size and time, then send it with its usage known. */
 async function relayWhole(
   ctx: AttemptContext,
@@ -201,6 +211,13 @@ async function relayWhole(
     throw failed(ctx.attempt.candidate.provider.slug, err);
   } finally {
     clearTimeout(timer);
+  }
+  // A success that is not JSON is no OpenAI answer (an HTML error page, a proxy's banner): try the next candidate.
+  if (upstream.status < 300 && !isJsonDocument(body)) {
+    throw failed(
+      ctx.attempt.candidate.provider.slug,
+      new Error(`HTTP ${upstream.status} with a body that is not JSON`),
+    );
   }
   const ttftMs = performance.now() - started;
   headers["content-length"] = body.length;

@@ -375,6 +375,38 @@ describe("policies, failover and affinity", () => {
   });
 });
 
+describe("answers that are not JSON", () => {
+  it.each([
+    ["an HTML page", "<html><body>502 Bad Gateway</body></html>", "text/html"],
+    ["a body that claims to be JSON but is not", '{"id": "chatcmpl-1", "choices": [', "application/json"],
+    ["a bare JSON string", '"ok"', "application/json"],
+  ])(
+    "treats a provider's 200 with %s as a failure: the next candidate answers",
+    async (_label, body, type) => {
+      beta.behavior = { kind: "status", status: 200, body, headers: { "content-type": type } };
+      const answer = await client.chat.completions.create(chat("acme/chat-1:cheapest")).withResponse();
+      expect(beta.requests).toHaveLength(1);
+      expect(answer.response.headers.get("x-service-provider")).not.toBe("beta");
+      expect(answer.data.choices[0]?.message.content).toBeTruthy();
+    },
+  );
+
+  it("answers 502 with the OpenAI error object when the only candidate answers a 200 that is not JSON", async () => {
+    beta.behavior = {
+      kind: "status",
+      status: 200,
+      body: "<html>oops</html>",
+      headers: { "content-type": "text/html" },
+    };
+    const response = await routerFetch("/v1/chat/completions", { token, json: chat("acme/chat-1:beta") });
+    expect(response.status).toBe(502);
+    expect(response.headers.get("inference-id")).toMatch(/^inf_/);
+    const error = await routerError(response);
+    expect(error.code).toBe("all_providers_failed");
+    expect(error.message).toContain("beta: HTTP 200 with a body that is not JSON");
+  });
+});
+
 describe("the error table", () => {
   it("400 for bad JSON, a bad model id, a bad billing mode and an unknown bill-to", async () => {
     const cases: Array<[RequestInit & { json?: unknown }, string]> = [
