@@ -71,7 +71,11 @@ export type HfCreateRepoResponse = Static<typeof HfCreateRepoResponse>;
 
 /** A 409 on create still names the repository's URL: the Python client reads it with `exist_ok`. */
 export const RepoConflict = Type.Object(
-  { error: Type.String(), code: Type.String(), url: Type.String() },
+  {
+    error: Type.String(),
+    code: Type.String(),
+    url: Type.Optional(Type.String({ description: "The existing repository, when that is the conflict." })),
+  },
   { title: "RepoConflict" },
 );
 

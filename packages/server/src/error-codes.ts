@@ -181,6 +181,12 @@ export const ERROR_CODES = {
       'The handle "…" was recently given up by another account and is reserved for it until …; choose another.',
   },
   handle_taken: { statuses: [409], area: "account", summary: 'The handle "…" is taken; choose another.' },
+  headers_too_large: {
+    statuses: [431],
+    area: "general",
+    summary:
+      "The request line and headers are larger than the hub accepts (16 KiB); send a shorter URL or fewer headers.",
+  },
   identity_taken: {
     statuses: [409],
     area: "profile",
@@ -232,6 +238,12 @@ export const ERROR_CODES = {
     summary: "X-Service-Inference-Billing must be auto, routed or byok.",
   },
   invalid_card_brand: { statuses: [400], area: "billing", summary: "The brand must be one of …." },
+  invalid_card_metadata: {
+    statuses: [400],
+    area: "files",
+    summary:
+      "The YAML metadata block of a repository card does not parse or is not a mapping; each problem is listed in errors.",
+  },
   invalid_commit: { statuses: [400], area: "files", summary: "Line … of the commit is not JSON." },
   invalid_country: {
     statuses: [400],
@@ -354,6 +366,11 @@ export const ERROR_CODES = {
     area: "tokens",
     summary: "Give exactly one of `scopes` (a fine-grained token) or `role` (read or write).",
   },
+  invalid_url: {
+    statuses: [400],
+    area: "general",
+    summary: "The URL is not valid: a %-escape in its path does not decode to UTF-8 text.",
+  },
   invalid_value: {
     statuses: [400],
     area: "content-preferences",
@@ -391,6 +408,12 @@ export const ERROR_CODES = {
     statuses: [422],
     area: "files",
     summary: "…: LFS object … was not uploaded to this repository; upload it through the batch API first.",
+  },
+  logout_needs_session: {
+    statuses: [400],
+    area: "auth",
+    summary:
+      "Logout ends a browser session; an access token stays valid until it is revoked with DELETE /api/me/tokens/{tokenId}.",
   },
   mfa_already_enabled: {
     statuses: [409],
@@ -666,6 +689,11 @@ export const ERROR_CODES = {
     statuses: [415],
     area: "files",
     summary: "Send the commit as Content-Type: application/x-ndjson.",
+  },
+  uri_too_long: {
+    statuses: [414],
+    area: "general",
+    summary: "A segment of the URL path is longer than the hub accepts; check the names in the URL.",
   },
   user_code_used: {
     statuses: [409],

@@ -1,6 +1,20 @@
 import type { OAuthError, RouterError } from "@hub/api";
 import type { ErrorCode } from "./error-codes.js";
 
+/** The most of a quoted value an error message repeats back. */
+export const MAX_QUOTED_LENGTH = 100;
+
+/**
+ * Cuts every quoted run ("…" or `…`) longer than MAX_QUOTED_LENGTH down to
+ * that many characters and an ellipsis: messages quote what the caller sent,
+ * and a 10,000-character name must not come back whole.
+ */
+export function boundQuotes(message: string): string {
+  return message.replace(/(["`])([^"`]{101,})\1/g, (_match, quote: string, text: string) => {
+    return `${quote}${text.slice(0, MAX_QUOTED_LENGTH)}…${quote}`;
+  });
+}
+
 /** What an error carries beyond its status, code and message. */
 export interface HubErrorOptions {
   /** The request field at fault, when one is. */
@@ -26,7 +40,7 @@ export class HubError extends Error {
     message: string,
     { field, headers = {}, cause }: HubErrorOptions = {},
   ) {
-    super(message, cause === undefined ? undefined : { cause });
+    super(boundQuotes(message), cause === undefined ? undefined : { cause });
     this.name = "HubError";
     this.field = field;
     this.headers = headers;
@@ -51,6 +65,45 @@ export const repoNotFound = (fullName: string) =>
       },
     },
   );
+
+/** A revision (branch, tag or commit) a repository does not have; the clients read the X-Error-Code. */
+export const revisionNotFound = (revision: string, fullName: string) =>
+  new HubError(
+    404,
+    "revision_not_found",
+    `Revision ${revision} was not found in ${fullName}; check the branch, tag or commit.`,
+    {
+      headers: {
+        "x-error-code": "RevisionNotFound",
+        "x-error-message": "Invalid rev id",
+      },
+    },
+  );
+
+/** A file a revision does not have; X-Repo-Commit names the commit that was searched. */
+export const entryNotFound = (path: string, commit: string | null) =>
+  new HubError(
+    404,
+    "entry_not_found",
+    `${path} was not found at this revision: a file with this name doesn't exist.`,
+    {
+      headers: {
+        "x-error-code": "EntryNotFound",
+        "x-error-message": "Entry not found",
+        ...(commit ? { "x-repo-commit": commit } : {}),
+      },
+    },
+  );
+
+/** A repository an anonymous caller may not see: 401 as the Hub answers it, which the Python client reads as RepositoryNotFoundError. */
+export const repoNeedsSignIn = (message: string) =>
+  new HubError(401, "unauthenticated", message, {
+    headers: {
+      "www-authenticate": 'Bearer realm="hub"',
+      "x-error-code": "RepoNotFound",
+      "x-error-message": "Repository Not Found",
+    },
+  });
 
 export const unauthenticated = (code: ErrorCode, message: string) =>
   new HubError(401, code, message, { headers: { "www-authenticate": 'Bearer realm="hub"' } });

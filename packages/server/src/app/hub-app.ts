@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ApiError, Health, OAuthError } from "@hub/api";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { AccountService } from "../areas/accounts/account/account.service.js";
 import { accountRoutes } from "../areas/accounts/account/account.routes.js";
 import { authRoutes } from "../areas/accounts/auth/auth.routes.js";
@@ -51,6 +51,7 @@ import type { LiveStats } from "../router/live-stats.js";
 import type { KeysService } from "../areas/accounts/keys/keys.service.js";
 import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
+import { installJsonBodyParser } from "../http/json-body.js";
 import type { GitServiceRunner } from "../git/git-service.js";
 import type { RepoStorage } from "../git/repo-storage.js";
 import { lfsRoutes } from "../git/lfs/lfs.routes.js";
@@ -65,7 +66,12 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { installAccess } from "../http/access.js";
 import { AccessLog } from "../http/access-log.js";
-import { installErrorHandling } from "../http/error-handler.js";
+import {
+  answerClientError,
+  installErrorHandling,
+  renderHubError,
+  toHubError,
+} from "../http/error-handler.js";
 import { createValidatorCompiler } from "../http/validation.js";
 
 export interface AppDeps {
@@ -123,8 +129,15 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     logController: new AccessLog(),
     // Pushes and LFS transfers can take longer than any fixed limit; idle sockets still time out.
     requestTimeout: 0,
+    // What the router and Node's parser refuse before a route runs comes in the shared error schema too.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const hubError = toHubError(error);
+      void reply.status(hubError.status).headers(hubError.headers).send(renderHubError(hubError));
+    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(createValidatorCompiler());
+  installJsonBodyParser(app, ["application/json", /^application\/[\w.+-]+\+json(?:;|$)/i]);
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");

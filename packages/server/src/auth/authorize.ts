@@ -1,5 +1,5 @@
 import { SCOPES, type AccessRequestStatus, type GateMode, type RepoType, type Scope } from "@hub/api";
-import { HubError, forbidden, notFound, repoNotFound, unauthenticated } from "../errors.js";
+import { HubError, forbidden, notFound, repoNeedsSignIn, repoNotFound, unauthenticated } from "../errors.js";
 import type { Credential, Principal } from "./credential.js";
 import { ROLE_SCOPES } from "./scopes.js";
 
@@ -327,6 +327,18 @@ export function decide(input: DecisionInput): Decision {
   return ssoGate(input) ?? decision;
 }
 
+/** The only actions `decide` can allow a caller who sent no credential: reading and downloading public repositories. */
+const ANONYMOUS_ACTIONS: ReadonlySet<Action> = new Set<Action>(["repo:read", "repo:download"]);
+
+/**
+ * Whether an action could be allowed without a credential, whatever the
+ * resource; when not, an anonymous request can be answered 401 before its
+ * body is even validated.
+ */
+export function anonymousMayAttempt(action: Action): boolean {
+  return ANONYMOUS_ACTIONS.has(action);
+}
+
 /** The decision from the credential, the membership role and the resource, before single sign-on. */
 function decideByRole(input: DecisionInput): Decision {
   const { principal, action, resource } = input;
@@ -339,7 +351,11 @@ function decideByRole(input: DecisionInput): Decision {
   if (publicRead) return allow;
   if (!principal) {
     if (gatedDownload && !resource.private) return deny(gatedRepo(resource, null, false));
-    return deny(unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>."));
+    return deny(
+      resource.type === "repository"
+        ? repoNeedsSignIn(`Sign in to use ${resource.fullName}: send Authorization: Bearer <token>.`)
+        : unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>."),
+    );
   }
   const { credential } = principal;
   const hidden = resource.type === "repository" && resource.private;

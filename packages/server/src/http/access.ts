@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import { ApiErrorRef } from "@hub/api";
-import { scopeFor, type Action, type Resource } from "../auth/authorize.js";
+import { anonymousMayAttempt, scopeFor, type Action, type Resource } from "../auth/authorize.js";
 import type { Authorize } from "../auth/authorizer.js";
 import { credentialKey, type Authenticate } from "../auth/authenticate.js";
 import type { Principal } from "../auth/credential.js";
 import { rateLimitHeaders, type RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import type { RateLimitConfig } from "../config.js";
-import { HubError, unauthenticated } from "../errors.js";
+import { HubError, repoNeedsSignIn, unauthenticated } from "../errors.js";
 
 /**
  * What every Hub route declares: `public` (no credential looked at),
@@ -21,6 +21,8 @@ export type Access =
   | {
       action: Action;
       resource?: (request: FastifyRequest, principal: Principal | null) => Resource | Promise<Resource>;
+      /** The resource is a repository the path names: an anonymous refusal says so as the clients read it. */
+      repository?: boolean;
     };
 
 declare module "fastify" {
@@ -35,6 +37,8 @@ declare module "fastify" {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set once the route's access decision has been made, so it is made once. */
+    authorized: boolean;
   }
 }
 
@@ -66,12 +70,21 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[403] ??= ApiErrorRef;
 }
 
-/** No stored text may hold NUL: PostgreSQL refuses it and it truncates C strings. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value && typeof value === "object") {
-    return Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item));
+/** No stored text may hold NUL: PostgreSQL refuses it and it truncates C strings. Walks without recursion. */
+function holdsNul(body: unknown): boolean {
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return true;
+    } else if (Array.isArray(value)) {
+      pending.push(...(value as unknown[]));
+    } else if (value && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes("\u0000")) return true;
+        pending.push(item);
+      }
+    }
   }
   return false;
 }
@@ -97,6 +110,7 @@ export function installAccess(
   { authenticate, authorize, rateLimiter, rateLimit }: AccessDeps,
 ): void {
   app.decorateRequest("principal", null);
+  app.decorateRequest("authorized", false);
 
   app.addHook("onRoute", (route) => {
     const access = route.config?.access;
@@ -116,6 +130,15 @@ export function installAccess(
     }
     if (!request.routeOptions.config.unmetered) await meter(request, reply);
     if (failure) throw failure;
+    // Authentication comes before reading the body: a caller without a credential learns it needs one,
+    // not what the body should look like. Only reading and downloading public repositories can go on.
+    if (!request.principal && access && access !== "public" && access !== "optional") {
+      if (!anonymousMayAttempt(access.action)) {
+        throw access.repository
+          ? repoNeedsSignIn("Sign in to use this repository: send Authorization: Bearer <token>.")
+          : unauthenticated("unauthenticated", "Sign in: send Authorization: Bearer <token>.");
+      }
+    }
   });
 
   /** Counts the request against its bucket: the credential's, or the address's when anonymous or rejected. */
@@ -130,6 +153,26 @@ export function installAccess(
       });
     }
   }
+
+  /** The route's one access decision: its resource loaded, then `decide()` through the authorizer. */
+  async function authorizeRequest(request: FastifyRequest): Promise<void> {
+    const access = request.routeOptions.config.access;
+    if (request.authorized || !access || access === "public" || access === "optional") return;
+    const principal = request.principal;
+    const resource = access.resource
+      ? await access.resource(request, principal)
+      : { type: "account" as const, userId: principalOf(request).userId };
+    await authorize(principal, access.action, resource);
+    request.authorized = true;
+  }
+
+  // An anonymous read is decided from the path before the body is validated, so a private repository
+  // answers 401 whatever was sent; everything else is decided once the body is valid.
+  app.addHook("preValidation", async (request) => {
+    if (!request.principal) await authorizeRequest(request);
+  });
+
+  app.addHook("preHandler", authorizeRequest);
 
   app.addHook("preValidation", async (request) => {
     if (request.url.includes("%00")) {
@@ -153,15 +196,5 @@ export function installAccess(
         "A text field of the body holds a NUL character; remove it.",
       );
     }
-  });
-
-  app.addHook("preHandler", async (request) => {
-    const access = request.routeOptions.config.access;
-    if (!access || access === "public" || access === "optional") return;
-    const principal = request.principal;
-    const resource = access.resource
-      ? await access.resource(request, principal)
-      : { type: "account" as const, userId: principalOf(request).userId };
-    await authorize(principal, access.action, resource);
   });
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ApiError } from "@hub/api";
 import { HubError } from "../errors.js";
@@ -24,6 +25,18 @@ export function toHubError(err: FastifyError): HubError {
     });
   }
   switch (err.code) {
+    case "FST_ERR_MAX_PARAM_LENGTH":
+      return new HubError(
+        414,
+        "uri_too_long",
+        "A segment of the URL path is longer than the hub accepts; check the names in the URL.",
+      );
+    case "FST_ERR_BAD_URL":
+      return new HubError(
+        400,
+        "invalid_url",
+        "The URL is not valid: a %-escape in its path does not decode to UTF-8 text.",
+      );
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new HubError(
         415,
@@ -58,6 +71,45 @@ export function toHubError(err: FastifyError): HubError {
 /** The JSON body of an error, in the shared error schema. */
 export function renderHubError(error: HubError): ApiError {
   return { error: error.message, code: error.code, ...(error.field ? { field: error.field } : {}) };
+}
+
+/** The status line and body of a client error Node's HTTP parser answers before any route runs. */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; error: HubError }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: "Request Header Fields Too Large",
+    error: new HubError(
+      431,
+      "headers_too_large",
+      "The request line and headers are larger than the hub accepts (16 KiB); send a shorter URL or fewer headers.",
+    ),
+  },
+};
+const MALFORMED = {
+  status: 400,
+  reason: "Bad Request",
+  error: new HubError(
+    400,
+    "bad_request",
+    "The request is not valid HTTP/1.1; check its request line and headers.",
+  ),
+};
+
+/**
+ * Answers what Node's HTTP parser refuses (an oversized header section, a
+ * malformed request) in the shared error schema, then closes the connection;
+ * Fastify's own answer here is in another shape.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, reason, error } = CLIENT_ERRORS[err.code ?? ""] ?? MALFORMED;
+  const body = JSON.stringify(renderHubError(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Installs the error and not-found handlers: every failure leaves in the shared error schema. */

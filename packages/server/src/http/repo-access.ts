@@ -29,6 +29,7 @@ export function repoAccess(
 ): Access {
   return {
     action,
+    repository: true,
     resource: async (request, principal) => {
       const { type, owner, name } = locate(request, principal);
       const repo = await repos.findOrHide(principal, type, owner, name, request.url);

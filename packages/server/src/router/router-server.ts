@@ -5,6 +5,7 @@ import type { Principal } from "../auth/credential.js";
 import { HubError, badRequest } from "../errors.js";
 import { BILLING_MODES, type RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
+import { MAX_JSON_DEPTH, jsonNestingDepth, tooDeep } from "../http/json-body.js";
 import { listCatalog } from "./catalog-listing.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
@@ -103,9 +104,11 @@ async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record
     throw badRequest("invalid_json", "Send a JSON object with Content-Type: application/json.");
   }
   const bytes = await readBody(req, limit, tooLarge);
+  const text = bytes.toString("utf8");
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw tooDeep();
   let body: unknown;
   try {
-    body = JSON.parse(bytes.toString("utf8"));
+    body = JSON.parse(text);
   } catch {
     throw badRequest("invalid_json", "The body is not valid JSON; send a JSON object.");
   }

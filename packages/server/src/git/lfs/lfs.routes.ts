@@ -14,6 +14,7 @@ import type { MultipartStaging } from "./multipart-staging.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 import { signTransferUrl, verifyTransferUrl } from "./transfer-url.js";
 import { sendRanged } from "../../http/ranged-response.js";
+import { installJsonBodyParser } from "../../http/json-body.js";
 
 const LFS_JSON = "application/vnd.git-lfs+json";
 /** How long an action href stays valid; long enough to start a large transfer, short enough to limit a leaked URL. */
@@ -370,7 +371,7 @@ export function lfsRoutes(deps: LfsDeps): FastifyPluginAsync {
   }
 
   return async (app) => {
-    app.addContentTypeParser(LFS_JSON, { parseAs: "string" }, app.getDefaultJsonParser("error", "error"));
+    installJsonBodyParser(app, [LFS_JSON]);
     // Object bodies stream straight to storage, whatever content type the client declares (or none).
     app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
     const config = { access: "public" as const };

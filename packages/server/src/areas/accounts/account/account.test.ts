@@ -155,6 +155,16 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
     expect((await readJson<ApiError>(after)).code).toBe("invalid_session");
   });
 
+  it("refuses logout with an access token, saying the token stays valid and how to revoke it", async () => {
+    const secret = await hub.createToken("alice");
+    const logout = await hub.request("/api/auth/logout", { method: "POST", token: secret });
+    expect(logout.status).toBe(400);
+    const body = await readJson<ApiError>(logout);
+    expect(body.code).toBe("logout_needs_session");
+    expect(body.error).toContain("DELETE /api/me/tokens/{tokenId}");
+    expect((await hub.request("/api/whoami", { token: secret })).status).toBe(200);
+  });
+
   it("reauthentication marks only the credential that made it", async () => {
     const first = await hub.createToken("alice");
     const second = await hub.createToken("alice");

@@ -9,7 +9,7 @@ import type { SessionRow } from "../../../db/schema.js";
 import { verifyPassword } from "../../../auth/passwords.js";
 import { digestsEqual, hashSecret, randomBase62 } from "../../../auth/secrets.js";
 import type { Db } from "../../../db/database.js";
-import { HubError, unauthenticated } from "../../../errors.js";
+import { HubError, badRequest, unauthenticated } from "../../../errors.js";
 import { usersRepository } from "../account/users.repository.js";
 import type { MfaService } from "../mfa/mfa.service.js";
 import type { TokensService } from "../tokens/tokens.service.js";
@@ -77,10 +77,18 @@ export function createAuthService({
       return { secret, handle: user.handle, expiresAt };
     },
 
+    /**
+     * Ends a browser session. Other credentials are refused rather than
+     * answered as if signed out: a token stays valid until it is revoked.
+     */
     async logout(principal: Principal): Promise<void> {
-      if (principal.credential.type === "session") {
-        await sessionsRepository.delete(db, principal.credential.sessionId);
+      if (principal.credential.type !== "session") {
+        throw badRequest(
+          "logout_needs_session",
+          "Logout ends a browser session; this request sent an access token, which stays valid. To revoke it, DELETE /api/me/tokens/{tokenId} (GET /api/me/tokens lists them), or run `hub token revoke`.",
+        );
       }
+      await sessionsRepository.delete(db, principal.credential.sessionId);
     },
 
     /** The account behind a session cookie, or null when it is unknown or expired. */

@@ -96,14 +96,25 @@ export function filesRoutes({
           ),
           response: {
             200: Type.Object({ warnings: Type.Array(Type.Object({ message: Type.String() })) }),
-            400: Type.Object({ errors: Type.Array(Type.Object({ message: Type.String() })) }),
+            // The shared error body, plus each problem of the metadata when that is what is wrong.
+            400: Type.Object({
+              error: Type.String(),
+              code: Type.String(),
+              field: Type.Optional(Type.String()),
+              errors: Type.Optional(Type.Array(Type.Object({ message: Type.String() }))),
+            }),
           },
         },
         config: { access: "optional" },
       },
       async (request, reply) => {
         const errors = cardMetadataErrors(request.body.content);
-        return errors.length > 0 ? reply.status(400).send({ errors }) : { warnings: [] };
+        if (errors.length === 0) return { warnings: [] };
+        return reply.status(400).send({
+          error: `The card's YAML metadata is invalid: ${errors.map((e) => e.message).join("; ")}`,
+          code: "invalid_card_metadata",
+          errors,
+        });
       },
     );
 

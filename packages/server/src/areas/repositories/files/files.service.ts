@@ -1,6 +1,8 @@
 import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
-import { HubError, badRequest } from "../../../errors.js";
+import { HubError, badRequest, entryNotFound, revisionNotFound } from "../../../errors.js";
+
+export { entryNotFound, revisionNotFound };
 import { lfsMatcher } from "../../../git/gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
@@ -20,33 +22,6 @@ import type { ReposService } from "../repos/repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)[A-Za-z0-9._/-]{1,200}(?<!\/)$/;
-
-export const revisionNotFound = (revision: string, fullName: string) =>
-  new HubError(
-    404,
-    "revision_not_found",
-    `Revision ${revision} was not found in ${fullName}; check the branch, tag or commit.`,
-    {
-      headers: {
-        "x-error-code": "RevisionNotFound",
-        "x-error-message": "Invalid rev id",
-      },
-    },
-  );
-
-export const entryNotFound = (path: string, commit: string | null) =>
-  new HubError(
-    404,
-    "entry_not_found",
-    `${path} was not found at this revision: a file with this name doesn't exist.`,
-    {
-      headers: {
-        "x-error-code": "EntryNotFound",
-        "x-error-message": "Entry not found",
-        ...(commit ? { "x-repo-commit": commit } : {}),
-      },
-    },
-  );
 
 /** Whether a path can name a file or folder of a repository: relative, inside it, not git's own directory. */
 export function isRepositoryPath(path: string): boolean {

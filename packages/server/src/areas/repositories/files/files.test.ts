@@ -240,6 +240,13 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     );
     const list = await validate("---\n- a\n- b\n---\n");
     expect(list.status).toBe(400);
+    expect((await readJson<ApiError>(list)).code).toBe("invalid_card_metadata");
+    // A request that is not what the operation takes gets the shared error body, never a 500.
+    for (const body of [{}, { content: 5 }, [], { repoType: "model" }]) {
+      const invalid = await hub.request("/api/validate-yaml", { method: "POST", token, json: body });
+      expect(invalid.status, JSON.stringify(body)).toBe(400);
+      expect((await readJson<ApiError>(invalid)).code).toBe("validation_failed");
+    }
   });
 
   it("tells Xet clients to fall back to LFS", async () => {

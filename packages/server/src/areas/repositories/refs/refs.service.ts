@@ -197,7 +197,9 @@ export function createRefsService({
       const ref = await checkName(repo, "tags", tag);
       const existing = (await repoFiles.refs(repo.row.id)).find((r) => r.ref === ref);
       if (!existing)
-        throw new HubError(404, "tag_not_found", `Tag ${tag} does not exist in ${repo.fullName}.`);
+        throw new HubError(404, "tag_not_found", `Tag ${tag} does not exist in ${repo.fullName}.`, {
+          headers: { "x-error-code": "RevisionNotFound", "x-error-message": "Invalid rev id" },
+        });
       const object = (await repoFiles.resolveObject(repo.row.id, ref)) ?? existing.commit;
       await swap(`Tag ${tag} changed meanwhile; retry.`, () => repoFiles.deleteRef(repo.row.id, ref, object));
       await repos.refsUpdated(repo, [{ ref, oldSha: object, newSha: ZERO_OID }], principal.handle);

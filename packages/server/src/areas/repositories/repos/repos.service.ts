@@ -8,7 +8,14 @@ import type { Db } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
-import { HubError, badRequest, notFound, repoNotFound, unauthenticated } from "../../../errors.js";
+import {
+  HubError,
+  badRequest,
+  notFound,
+  repoNeedsSignIn,
+  repoNotFound,
+  revisionNotFound,
+} from "../../../errors.js";
 import { isHandle } from "../../accounts/account/handles.js";
 import { gatingRepository } from "../gating/gating.repository.js";
 import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
@@ -136,12 +143,8 @@ export function createReposService({ db, storage, events, clock, config }: Repos
           { headers: { location: requestPath.replace(oldName, `/${moved.fullName}`) } },
         );
       }
-      if (!principal) {
-        throw unauthenticated(
-          "unauthenticated",
-          "Sign in to see this repository: send Authorization: Bearer <token>.",
-        );
-      }
+      if (!principal)
+        throw repoNeedsSignIn("Sign in to see this repository: send Authorization: Bearer <token>.");
       throw repoNotFound(`${ownerHandle}/${name}`);
     },
 
@@ -387,17 +390,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
       const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
       const sha = await storage.resolveRef(repo.row.id, ref);
       if (!sha && revision) {
-        throw new HubError(
-          404,
-          "revision_not_found",
-          `Revision ${revision} was not found in ${repo.fullName}.`,
-          {
-            headers: {
-              "x-error-code": "RevisionNotFound",
-              "x-error-message": "Invalid rev id",
-            },
-          },
-        );
+        throw revisionNotFound(revision, repo.fullName);
       }
       const files = sha ? await storage.listFiles(repo.row.id, sha) : [];
       return {
