@@ -690,6 +690,12 @@ export const ERROR_CODES = {
     area: "files",
     summary: "Send the commit as Content-Type: application/x-ndjson.",
   },
+  unsupported_parameter: {
+    statuses: [400],
+    area: "repos",
+    summary:
+      "A parameter (or value) the hub does not honour yet, such as a listing filter or create_pr; the request is refused rather than answered as if it had been honoured.",
+  },
   uri_too_long: {
     statuses: [414],
     area: "general",

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import type { RepoFiles } from "../../../git/repo-files.js";
-import { HubError } from "../../../errors.js";
+import { HubError, badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import { sendRanged } from "../../../http/ranged-response.js";
 import {
@@ -29,6 +29,26 @@ import { URL_PREFIX } from "../../../domain/repositories.js";
 import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;
+
+/** `create_pr`, which the clients add to preupload and commit when asked for a pull request. */
+const CreatePrQuery = Type.Object(
+  { create_pr: Type.Optional(Type.String({ description: "Refused until pull requests exist." })) },
+  { additionalProperties: true },
+);
+
+/**
+ * Refuses a commit meant for a pull request, before anything is written:
+ * committing it to the branch instead would land unreviewed changes.
+ */
+function refusePullRequest(query: { create_pr?: string }): void {
+  if (query.create_pr !== undefined && !/^(0|false)?$/i.test(query.create_pr)) {
+    throw badRequest(
+      "unsupported_parameter",
+      "create_pr: pull requests are not available on this hub yet, so nothing was committed; commit to a branch of your own instead (create_branch, then revision=<branch>).",
+      "create_pr",
+    );
+  }
+}
 /** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
 const COMMIT_BODY_LIMIT = 100 * 1024 * 1024;
 
@@ -130,19 +150,23 @@ export function filesRoutes({
             operationId: `files_preupload_${type}`,
             tags,
             summary: "Ask which files of a commit go through LFS.",
+            querystring: CreatePrQuery,
             body: PreuploadRequest,
             response: { 200: PreuploadResponse, 404: ApiErrorRef },
           },
           config: { access: write },
         },
-        async (request) => ({
-          files: await files.preupload(
-            repositoryOf(request),
-            (request.params as { rev: string }).rev,
-            request.body.files,
-            request.body.gitAttributes ?? undefined,
-          ),
-        }),
+        async (request) => {
+          refusePullRequest(request.query);
+          return {
+            files: await files.preupload(
+              repositoryOf(request),
+              (request.params as { rev: string }).rev,
+              request.body.files,
+              request.body.gitAttributes ?? undefined,
+            ),
+          };
+        },
       );
 
       app.post(
@@ -152,6 +176,7 @@ export function filesRoutes({
             operationId: `files_commit_${type}`,
             tags,
             summary: "Commit files (NDJSON: header, file, lfsFile, deletedFile, deletedFolder) to a branch.",
+            querystring: CreatePrQuery,
             response: {
               200: CommitResponse,
               404: ApiErrorRef,
@@ -163,6 +188,7 @@ export function filesRoutes({
           config: { access: write },
         },
         async (request) => {
+          refusePullRequest(request.query);
           if (typeof request.body !== "string") {
             throw new HubError(
               415,

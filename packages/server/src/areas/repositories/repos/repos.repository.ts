@@ -42,6 +42,7 @@ export const reposRepository = {
       viewerIds: string[];
       author?: string;
       search?: string;
+      gated?: boolean;
       sort: "updated_at" | "created_at" | "full_name";
       descending: boolean;
       offset: number;
@@ -63,6 +64,9 @@ export const reposRepository = {
           : eb("repositories.private", "=", 0),
       );
     if (query.author) select = select.where(ownerHandle, "=", query.author);
+    if (query.gated !== undefined) {
+      select = select.where("repositories.gated", query.gated ? "is not" : "is", null);
+    }
     if (query.search) {
       const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       select = select.where(sql<boolean>`${fullName} like ${pattern} escape '\\'`);

@@ -22,6 +22,7 @@ import type { Principal } from "../../../auth/credential.js";
 import { HubError } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import type { ReposService } from "./repos.service.js";
+import { listingQuery } from "./listing-query.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 import {
   cursorOffset,
@@ -237,14 +238,23 @@ export function reposRoutes({
             operationId: `repos_list_${type}`,
             tags: ["Repositories"],
             summary: `List the ${type} repositories you may read, paginated with an absolute Link header.`,
+            // Every other parameter the clients send is refused by name (listing-query.ts), never ignored.
             querystring: Type.Object(
               {
-                search: Type.Optional(Type.String({ maxLength: 200 })),
-                author: Type.Optional(Type.String({ maxLength: 100 })),
-                sort: Type.Optional(Type.String()),
-                direction: Type.Optional(Type.String()),
+                search: Type.Optional(
+                  Type.Union([Type.String({ maxLength: 200 }), Type.Array(Type.String())]),
+                ),
+                author: Type.Optional(
+                  Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String())]),
+                ),
+                gated: Type.Optional(
+                  Type.String({ description: "true: only gated repositories; false: only others." }),
+                ),
+                sort: Type.Optional(Type.String({ description: "lastModified (default), createdAt or id." })),
+                direction: Type.Optional(Type.String({ description: "-1 (descending) or 1." })),
                 limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
                 cursor: Type.Optional(Type.String()),
+                expand: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
               },
               { additionalProperties: true },
             ),
@@ -253,14 +263,10 @@ export function reposRoutes({
           config: { access: "optional" },
         },
         async (request, reply) => {
-          const { search, author, sort, direction, cursor } = request.query;
           const limit = request.query.limit ?? 100;
-          const offset = cursorOffset(cursor);
+          const offset = cursorOffset(request.query.cursor);
           const page = await repos.list(request.principal, type, {
-            search,
-            author,
-            sort,
-            direction,
+            ...listingQuery(request.query as Record<string, unknown>),
             limit,
             offset,
           });

@@ -24,6 +24,7 @@ import { ssoStanding } from "../../../auth/sso-standing.js";
 import type { RepoEvents } from "../../../domain/repo-events.js";
 import type { RefUpdate } from "../../../domain/repositories.js";
 import { reposRepository } from "./repos.repository.js";
+import type { ListingQuery } from "./listing-query.js";
 import {
   URL_PREFIX,
   gateModeOf,
@@ -216,14 +217,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
     async list(
       principal: Principal | null,
       type: RepoType,
-      query: {
-        author?: string;
-        search?: string;
-        sort?: string;
-        direction?: string;
-        limit: number;
-        offset: number;
-      },
+      query: ListingQuery & { limit: number; offset: number },
     ): Promise<{ items: RepoListItem[]; next: number | null }> {
       const [memberships, ssoRequired] = principal
         ? await Promise.all([
@@ -236,15 +230,14 @@ export function createReposService({ db, storage, events, clock, config }: Repos
       const sso = new Map(
         ssoRequired.map((org) => [org.id, ssoStanding(org, org.handle, now, config.publicUrl)]),
       );
-      const sort =
-        query.sort === "createdAt" ? "created_at" : query.sort === "id" ? "full_name" : "updated_at";
       const rows = await reposRepository.listVisible(db, {
         type,
         viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
         author: query.author,
         search: query.search,
-        sort,
-        descending: query.direction ? query.direction === "-1" : sort !== "full_name",
+        gated: query.gated,
+        sort: query.sort,
+        descending: query.descending,
         offset: query.offset,
         limit: query.limit + 1,
       });
