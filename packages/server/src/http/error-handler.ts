@@ -121,17 +121,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     const render = request.routeOptions.config.renderError;
     return render ? render(error, request, reply) : reply.send(renderHubError(error));
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    const error = new HubError(
+      404,
+      "route_not_found",
+      `No route ${request.method} ${request.url.split("?")[0]}; see /api/openapi.json for the API.`,
+    );
+    // A HEAD answer has no body, so its reason also travels in the header the clients print.
+    return reply
       .status(404)
-      .send(
-        renderHubError(
-          new HubError(
-            404,
-            "route_not_found",
-            `No route ${request.method} ${request.url.split("?")[0]}; see /api/openapi.json for the API.`,
-          ),
-        ),
-      ),
-  );
+      .header("x-error-message", "This hub has no such operation")
+      .send(renderHubError(error));
+  });
 }
