@@ -28,7 +28,7 @@ const USAGE = `Usage: hubd <command>
                                           record the masked payment method on file (never a card number)
   billing payment-method remove USER      forget it
 
-Configuration comes from HUB_* environment variables; see the README.`;
+Configuration comes from HUB_* environment variables; see docs/configuration.md.`;
 
 class UsageError extends Error {}
 
