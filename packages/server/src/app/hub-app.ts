@@ -44,6 +44,7 @@ import type { SsoService } from "../areas/organizations/sso/sso.service.js";
 import { keysRoutes } from "../areas/accounts/keys/keys.routes.js";
 import { inferenceRoutes } from "../areas/inference/settings/inference.routes.js";
 import { webhooksRoutes } from "../areas/integrations/webhooks/webhooks.routes.js";
+import { hfWebhooksRoutes } from "../areas/integrations/webhooks/hf-webhooks.routes.js";
 import type { WebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
 import type { InferenceService } from "../areas/inference/settings/inference.service.js";
 import type { Catalog } from "../router/candidates.js";
@@ -285,6 +286,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ssoRoutes({ sso: deps.sso, orgs: deps.orgs }));
   await app.register(keysRoutes({ keys: deps.keys }));
   await app.register(webhooksRoutes({ webhooks: deps.webhooks, orgs: deps.orgs }));
+  await app.register(hfWebhooksRoutes({ webhooks: deps.webhooks }));
   await app.register(
     inferenceRoutes({
       inference: deps.inference,

@@ -457,6 +457,60 @@ def auth_check():
     raise AssertionError("bob may check a private dataset of alice's")
 
 
+HOOK = {}
+
+
+@scenario
+def create_webhook():
+    hook = api.create_webhook(url="https://example.com/hook", watched=[{"type": "model", "name": MODEL}], domains=["repo"])
+    check(hook.secret and hook.secret.startswith("whsec_"), "the signing secret is shown once, at creation")
+    check(hook.watched[0].name == MODEL and hook.disabled is False, f"created {hook}")
+    HOOK["id"] = hook.id
+    try:
+        api.create_webhook(url="https://example.com/hook", watched=[{"type": "user", "name": "alice"}], secret="mine")
+    except HfHubHTTPError as err:
+        check(err.response.status_code == 400, "a chosen secret is refused")
+    else:
+        raise AssertionError("a secret the caller chose was accepted and would be ignored")
+
+
+@scenario
+def list_webhooks():
+    hooks = api.list_webhooks()
+    check([h.id for h in hooks] == [HOOK["id"]], f"listed {[h.id for h in hooks]}")
+    check(all(h.secret is None for h in hooks), "the secret is never listed")
+
+
+@scenario
+def get_webhook():
+    hook = api.get_webhook(HOOK["id"])
+    check(hook.url == "https://example.com/hook" and hook.secret is None, f"got {hook}")
+
+
+@scenario
+def update_webhook():
+    hook = api.update_webhook(HOOK["id"], url="https://example.com/other", domains=["repo.content"])
+    check(hook.url == "https://example.com/other" and hook.domains == ["repo.content"], f"updated {hook}")
+    check(hook.watched[0].name == MODEL, "watched items stay when not given")
+
+
+@scenario
+def disable_webhook():
+    check(api.disable_webhook(HOOK["id"]).disabled is True, "disabled")
+    check(api.get_webhook(HOOK["id"]).disabled is True, "stays disabled")
+
+
+@scenario
+def enable_webhook():
+    check(api.enable_webhook(HOOK["id"]).disabled is False, "enabled")
+
+
+@scenario
+def delete_webhook():
+    api.delete_webhook(HOOK["id"])
+    check(api.list_webhooks() == [], "no routes left")
+
+
 # --- access requests -------------------------------------------------------------------------
 
 @scenario
@@ -521,6 +575,13 @@ def cancel_access_request():
 FIRST = [
     "whoami",
     "create_repo",
+    "create_webhook",
+    "list_webhooks",
+    "get_webhook",
+    "update_webhook",
+    "disable_webhook",
+    "enable_webhook",
+    "delete_webhook",
     "upload_file",
     "upload_folder",
     "create_commit",
