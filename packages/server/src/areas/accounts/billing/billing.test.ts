@@ -90,7 +90,8 @@ describe.each(DIALECTS)("billing and payment information on %s", (dialect) => {
     expect((await hub.cli(["org", "add-member", "teamco", "ann", "--role", "contributor"])).code).toBe(0);
     expect((await hub.cli(["credit", "add", "teamco", "5"])).code).toBe(0);
     bounded = await hub.createToken("ann", ["--role", "write", "--org", "teamco"]);
-  }, 60_000);
+    // Two hubs, fake providers and a dozen admin commands, each a process of its own.
+  }, 180_000);
 
   afterAll(async () => {
     await hub?.stop();
@@ -304,7 +305,8 @@ describe.each(DIALECTS)("billing and payment information on %s", (dialect) => {
     const again = await hub.cli(["billing", "payment-method", "remove", "ann"]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("no payment method");
-  });
+    // Every step is an admin command: a hubd process of its own.
+  }, 180_000);
 
   it("needs a signed-in session or a role token; fine-grained and organization-bounded tokens get 403", async () => {
     for (const path of ["/api/me/billing", "/api/me/billing/payment-information"]) {
