@@ -35,6 +35,23 @@ export const OrgSummary = Type.Object(
 );
 export type OrgSummary = Static<typeof OrgSummary>;
 
+/** What `huggingface_hub`'s get_organization_overview reads (its `Organization`); repository counts are of public ones. */
+export const OrgOverview = Type.Object(
+  {
+    type: Type.Literal("org"),
+    name: Type.String(),
+    fullname: Type.String(),
+    plan: Type.String(),
+    numUsers: Type.Integer({ minimum: 0 }),
+    numModels: Type.Integer({ minimum: 0 }),
+    numDatasets: Type.Integer({ minimum: 0 }),
+    numSpaces: Type.Integer({ minimum: 0 }),
+    createdAt: Type.String({ format: "date-time" }),
+  },
+  { title: "OrgOverview" },
+);
+export type OrgOverview = Static<typeof OrgOverview>;
+
 export const OrgMember = Type.Object(
   {
     user: Type.String(),

@@ -49,7 +49,9 @@ export function cursorOffset(cursor: string | undefined): number {
 export function nextPageUrl(publicUrl: string, request: FastifyRequest, offset: number): string {
   const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
   for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (key !== "cursor" && value !== undefined) next.searchParams.set(key, String(value));
+    if (key === "cursor" || value === undefined) continue;
+    // A repeated parameter (expand=a&expand=b) stays repeated on the next page.
+    for (const item of Array.isArray(value) ? value : [value]) next.searchParams.append(key, String(item));
   }
   next.searchParams.set("cursor", Buffer.from(String(offset)).toString("base64url"));
   return next.href;

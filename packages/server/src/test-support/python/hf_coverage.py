@@ -140,6 +140,15 @@ def get_user_overview():
 
 
 @scenario
+def get_organization_overview():
+    api.create_repo(f"{ORG}/cov-org-model")
+    api.create_repo(f"{ORG}/cov-org-private", private=True)
+    org = api.get_organization_overview(ORG)
+    check(org.name == ORG and org.num_users == 1, f"overview {org.name} users={org.num_users}")
+    check(org.num_models == 1 and org.num_datasets == 0, f"public models {org.num_models}, datasets {org.num_datasets}")
+
+
+@scenario
 def list_organization_members():
     members = [m.username for m in api.list_organization_members(ORG)]
     check("alice" in members, f"members {members}")
@@ -440,8 +449,16 @@ def delete_branch():
 
 @scenario
 def paper_info():
+    # The hub has no internet: a paper is known once an account submits it.
+    submitted = httpx.post(
+        f"{ENDPOINT}/api/me/paper-submissions",
+        headers={"authorization": f"Bearer {ALICE}"},
+        json={"arxivId": "2401.00001", "title": "A paper", "authors": ["Alice Author"]},
+    )
+    check(submitted.status_code == 201, f"submission answered {submitted.status_code}")
     paper = api.paper_info("2401.00001")
-    check(paper.id == "2401.00001", f"paper {paper.id}")
+    check(paper.id == "2401.00001" and paper.title == "A paper", f"paper {paper.id} {paper.title}")
+    check([a.name for a in paper.authors] == ["Alice Author"], f"authors {paper.authors}")
 
 
 # --- webhooks --------------------------------------------------------------------------------

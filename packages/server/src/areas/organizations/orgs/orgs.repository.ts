@@ -87,4 +87,14 @@ export const orgsRepository = {
 
   /** The organizations a user belongs to, with the user's role, ordered by handle. */
   membershipsOfUser: (db: DbOrTx, userId: string) => membershipsOfUser(db, userId),
+
+  /** How many public repositories of each kind the organization owns. */
+  publicRepoCounts: (db: DbOrTx, organizationId: string) =>
+    db
+      .selectFrom("repositories")
+      .select(["type", (eb) => eb.fn.countAll<string | number>().as("count")])
+      .where("owner_id", "=", organizationId)
+      .where("private", "=", 0)
+      .groupBy("type")
+      .execute(),
 };

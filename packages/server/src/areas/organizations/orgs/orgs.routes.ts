@@ -5,6 +5,7 @@ import {
   ChangeRoleRequest,
   CreateOrgRequest,
   OrgMember,
+  OrgOverview,
   OrgSummary,
 } from "@hub/api";
 import { Type } from "@sinclair/typebox";
@@ -88,6 +89,21 @@ export function orgsRoutes({ orgs }: { orgs: OrgsService }): FastifyPluginAsyncT
         config: { access: "optional" },
       },
       async (request) => orgs.summary(await orgs.find(request.params.handle)),
+    );
+
+    app.get(
+      "/api/organizations/:handle/overview",
+      {
+        schema: {
+          operationId: "orgs_overview",
+          tags,
+          summary: "An organization's public overview: members and public repositories counted.",
+          params: HandleParams,
+          response: { 200: OrgOverview, 404: ApiErrorRef },
+        },
+        config: { access: "optional" },
+      },
+      async (request) => orgs.overview(await orgs.find(request.params.handle)),
     );
 
     app.get(

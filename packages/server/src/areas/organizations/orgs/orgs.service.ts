@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ORG_ROLES, orgRoleOf, type OrgRole } from "../../../auth/authorize.js";
-import type { OrgMember, OrgSummary } from "@hub/api";
+import type { OrgMember, OrgOverview, OrgSummary } from "@hub/api";
 import type { Db, DbOrTx } from "../../../db/database.js";
 import type { OrganizationRow } from "../../../db/schema.js";
 import { badRequest, conflict, notFound } from "../../../errors.js";
@@ -121,6 +121,26 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
         fullname: org.fullname,
         plan: org.plan,
         numMembers: members.length,
+        createdAt: org.created_at,
+      };
+    },
+
+    /** The public overview `huggingface_hub`'s get_organization_overview reads: counts of members and public repositories. */
+    async overview(org: OrganizationRow): Promise<OrgOverview> {
+      const [members, counts] = await Promise.all([
+        orgsRepository.members(db, org.id),
+        orgsRepository.publicRepoCounts(db, org.id),
+      ]);
+      const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
+      return {
+        type: "org",
+        name: org.handle,
+        fullname: org.fullname,
+        plan: org.plan,
+        numUsers: members.length,
+        numModels: count("model"),
+        numDatasets: count("dataset"),
+        numSpaces: count("space"),
         createdAt: org.created_at,
       };
     },
