@@ -1,4 +1,4 @@
-import type { ApiError, OrgMember, OrgSummary } from "@hub/api";
+import type { ApiError, OrgMember, OrgOverview, OrgSummary } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
@@ -121,6 +121,23 @@ describe.each(DIALECTS)("organizations on %s", (dialect) => {
       403,
     );
     expect((await hub.request("/api/organizations/acme/members", { token: inAcme })).status).toBe(200);
+  });
+
+  it("shows the overview huggingface_hub reads, counting members and only public repositories", async () => {
+    for (const [repo_id, repo_type, isPrivate] of [
+      ["acme/public-model", "model", false],
+      ["acme/hidden-model", "model", true],
+      ["acme/public-data", "dataset", false],
+    ] as const) {
+      const created = await call("POST", "/api/repos", "alice", { repo_id, repo_type, private: isPrivate });
+      expect(created.status).toBe(201);
+    }
+    const overview = await hub.request("/api/organizations/acme/overview");
+    expect(overview.status).toBe(200);
+    const body = await readJson<OrgOverview>(overview);
+    expect(body).toMatchObject({ type: "org", name: "acme", numModels: 1, numDatasets: 1, numSpaces: 0 });
+    expect(body.numUsers).toBe((await members()).length);
+    expect((await hub.request("/api/organizations/nobody/overview")).status).toBe(404);
   });
 
   it("never loses its last admin, even under concurrent demotions", async () => {
