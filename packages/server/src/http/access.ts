@@ -166,15 +166,12 @@ export function installAccess(
     request.authorized = true;
   }
 
-  // An anonymous read is decided from the path before the body is validated, so a private repository
-  // answers 401 whatever was sent; everything else is decided once the body is valid.
-  app.addHook("preValidation", async (request) => {
-    if (!request.principal) await authorizeRequest(request);
-  });
-
   app.addHook("preHandler", authorizeRequest);
 
   app.addHook("preValidation", async (request) => {
+    // An anonymous read is decided from the path before the body is validated, so a private repository
+    // answers 401 whatever was sent; everything else is decided once the body is valid.
+    if (!request.principal) await authorizeRequest(request);
     if (request.url.includes("%00")) {
       throw new HubError(400, "invalid_request", "The path or query holds a NUL character; remove it.");
     }
