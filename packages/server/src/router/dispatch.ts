@@ -182,13 +182,13 @@ async function tryCandidate(ctx: AttemptContext): Promise<Outcome> {
     : relayWhole(ctx, upstream, headers, started);
 }
 
-/** Whether a body parses as a JSON object or array, as every OpenAI answer is. */
-function isJsonDocument(body: Buffer): boolean {
+/** A body's JSON document when it is an object or array, as every OpenAI answer is; undefined otherwise. */
+function jsonDocument(body: Buffer): object | undefined {
   try {
     const parsed: unknown = JSON.parse(body.toString("utf8"));
-    return typeof parsed === "object" && parsed !== null;
+    return typeof parsed === "object" && parsed !== null ? parsed : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -213,7 +213,8 @@ async function relayWhole(
     clearTimeout(timer);
   }
   // A success that is not JSON is no OpenAI answer (an HTML error page, a proxy's banner): try the next candidate.
-  if (upstream.status < 300 && !isJsonDocument(body)) {
+  const document = upstream.status < 300 ? jsonDocument(body) : undefined;
+  if (upstream.status < 300 && document === undefined) {
     throw failed(
       ctx.attempt.candidate.provider.slug,
       new Error(`HTTP ${upstream.status} with a body that is not JSON`),
@@ -225,7 +226,7 @@ async function relayWhole(
   ctx.res.end(body);
   return {
     status: upstream.status,
-    usage: upstream.status < 300 ? ctx.adapter.usageOf(body) : null,
+    usage: document === undefined ? null : ctx.adapter.usageOf(document),
     ttftMs,
     generationMs: ttftMs,
   };

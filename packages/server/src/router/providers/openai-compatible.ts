@@ -71,12 +71,8 @@ export function createOpenAiCompatibleAdapter(options: { baseUrl: string }): Pro
       return { status: response.statusCode, headers: response.headers, body: response.body };
     },
 
-    usageOf(body: Buffer): Usage | null {
-      try {
-        return usageFrom(JSON.parse(body.toString("utf8")));
-      } catch {
-        return null;
-      }
+    usageOf(document: unknown): Usage | null {
+      return usageFrom(document);
     },
 
     usageTap(): UsageTap {

@@ -43,7 +43,8 @@ export interface UsageTap {
  */
 export interface ProviderAdapter {
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
-  usageOf(body: Buffer): Usage | null;
+  /** The usage a non-streaming answer reports, from its JSON document (parsed once by the Router). */
+  usageOf(document: unknown): Usage | null;
   usageTap(): UsageTap;
   close(): Promise<void>;
 }
