@@ -461,6 +461,13 @@ def paper_info():
     check([a.name for a in paper.authors] == ["Alice Author"], f"authors {paper.authors}")
 
 
+@scenario
+def list_papers():
+    found = [p.id for p in api.list_papers(query="2401.0000")]
+    check(found == ["2401.00001"], f"found {found}")
+    check([p.id for p in api.list_papers(query="no such paper")] == [], "an unmatched query finds nothing")
+
+
 # --- webhooks --------------------------------------------------------------------------------
 
 @scenario
@@ -604,6 +611,7 @@ FIRST = [
     "create_commit",
     "create_branch",
     "create_tag",
+    "paper_info",
 ]
 LAST = [
     "list_pending_access_requests",

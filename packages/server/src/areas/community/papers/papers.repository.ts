@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { DbOrTx } from "../../../db/database.js";
 import type { PaperClaimRow, PaperRow, PaperSubmissionRow } from "../../../db/schema.js";
 
@@ -5,6 +6,25 @@ import type { PaperClaimRow, PaperRow, PaperSubmissionRow } from "../../../db/sc
 export const papersRepository = {
   find: (db: DbOrTx, arxivId: string) =>
     db.selectFrom("papers").selectAll().where("arxiv_id", "=", arxivId).executeTakeFirst(),
+
+  /** Papers whose id, title or authors hold the text (case-insensitive), newest first. */
+  search: (db: DbOrTx, text: string, limit: number) => {
+    const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return db
+      .selectFrom("papers")
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb(sql<string>`lower(arxiv_id)`, "like", sql<string>`${pattern} escape '\\'`),
+          eb(sql<string>`lower(title)`, "like", sql<string>`${pattern} escape '\\'`),
+          eb(sql<string>`lower(authors)`, "like", sql<string>`${pattern} escape '\\'`),
+        ]),
+      )
+      .orderBy("created_at", "desc")
+      .orderBy("arxiv_id")
+      .limit(limit)
+      .execute();
+  },
 
   findMany: async (db: DbOrTx, arxivIds: string[]) =>
     arxivIds.length === 0

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
+  PaperSummary,
   ApiErrorRef,
   CreatePaperClaim,
   CreatePaperSubmission,
@@ -46,6 +47,25 @@ function arxivIdParam(request: FastifyRequest): string {
  */
 export function papersRoutes({ papers }: { papers: PapersService }): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.get(
+      "/api/papers/search",
+      {
+        schema: {
+          operationId: "papers_search",
+          tags,
+          summary:
+            "Papers on this hub whose arXiv id, title or authors hold q, newest first (huggingface_hub's list_papers).",
+          querystring: Type.Object({
+            q: Type.Optional(Type.String({ maxLength: 200 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          }),
+          response: { 200: Type.Array(PaperSummary) },
+        },
+        config: { access: "public" },
+      },
+      async (request) => papers.search(request.query.q ?? "", request.query.limit ?? 50),
+    );
+
     app.get(
       "/api/me/papers",
       {

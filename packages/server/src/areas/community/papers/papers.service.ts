@@ -274,6 +274,11 @@ export function createPapersService({ db, clock, repos, publicUrl }: PapersDeps)
       };
     },
 
+    /** Papers on this hub whose id, title or authors hold the text, as `huggingface_hub`'s list_papers reads them. */
+    async search(text: string, limit: number): Promise<PaperSummary[]> {
+      return paperSummaries(db, publicUrl, await papersRepository.search(db, text, limit));
+    },
+
     /** The paper as the authorization rules see it: who may edit it. */
     async editResource(arxivIdInput: string): Promise<Resource> {
       const { id } = arxivIdOf(arxivIdInput, "arxivId");

@@ -203,6 +203,22 @@ describe.each(DIALECTS)("papers: submissions, claims and citing repositories on 
     expect(bad.field).toBe("arxivId");
   });
 
+  it("finds papers by id, title or author at /api/papers/search, as list_papers asks", async () => {
+    const search = async (query: string) => {
+      const response = await hub.request(`/api/papers/search?${query}`);
+      expect(response.status, query).toBe(200);
+      return (await readJson<Array<{ id: string }>>(response)).map((paper) => paper.id);
+    };
+    expect(await search("q=low-rank")).toEqual(["2106.09685"]);
+    expect(await search("q=YELONG")).toEqual(["2106.09685"]);
+    expect(await search("q=2106.0968")).toEqual(["2106.09685"]);
+    expect(await search("q=nothing%25like_this")).toEqual([]);
+    const all = await search("");
+    expect(all).toEqual(expect.arrayContaining(["2106.09685", "math/0309136"]));
+    expect(await search("limit=1")).toHaveLength(1);
+    expect((await hub.request("/api/papers/search?limit=0")).status).toBe(400);
+  });
+
   it("withdraws only the caller's own submissions, and the paper nothing else refers to with them", async () => {
     const [mine] = (await submissions()).filter((s) => s.arxivId === "math/0309136");
     expect(mine).toBeDefined();
