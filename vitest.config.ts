@@ -2,7 +2,11 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/server/test-python/**/*.test.ts",
+      "bench/**/*.test.ts",
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
