@@ -13,6 +13,10 @@ const DEFECTS = fileURLToPath(new URL("./known-defects.json", import.meta.url));
 const TABLE = path.join(CHECKOUT, "docs", "client-coverage.md");
 const PYTHON = process.env.HUB_TEST_PYTHON ?? path.join(CHECKOUT, ".venv", "bin", "python");
 const UPDATE = process.env.HUB_UPDATE_COVERAGE === "1";
+/** The client version requirements.txt pins; the driver refuses to run another. */
+const CLIENT_VERSION =
+  /^huggingface_hub==(\S+)$/m.exec(readFileSync(path.join(CHECKOUT, REQUIREMENTS), "utf8"))?.[1] ??
+  "unpinned";
 
 const OUTCOMES = ["works", "refused", "not-applicable", "wrong", "crash", "unchecked"] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -162,6 +166,7 @@ describe("every method of the official Python client", () => {
       HUB_COVERAGE_ALICE: alice,
       HUB_COVERAGE_BOB: bob,
       HUB_COVERAGE_ORG: "acme",
+      HUB_COVERAGE_CLIENT_VERSION: CLIENT_VERSION,
     });
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
     rows = result.stdout

@@ -1566,6 +1566,12 @@ def classify(run):
 
 
 def main():
+    import huggingface_hub
+
+    pinned = os.environ.get("HUB_COVERAGE_CLIENT_VERSION")
+    if pinned and huggingface_hub.__version__ != pinned:
+        print(f"huggingface_hub {huggingface_hub.__version__} is installed, {pinned} is pinned: run .ci/run", file=sys.stderr)
+        return 1
     names = sorted(n for n, f in inspect.getmembers(HfApi, inspect.isfunction) if not n.startswith("_"))
     stale = sorted({method for method, _ in SCENARIOS if method not in names} | (set(NOT_APPLICABLE) - set(names)))
     if stale:
