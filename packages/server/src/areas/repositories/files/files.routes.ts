@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import type { RepoFiles } from "../../../git/repo-files.js";
-import { HubError, badRequest } from "../../../errors.js";
+import { HubError, badRequest, entryNotFound } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import { sendRanged } from "../../../http/ranged-response.js";
 import {
@@ -26,7 +26,7 @@ import {
 } from "../../../http/repo-access.js";
 import { type ReposService } from "../repos/repos.service.js";
 import { URL_PREFIX } from "../../../domain/repositories.js";
-import { entryNotFound, isRepositoryPath, type FilesService } from "./files.service.js";
+import { isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;
 

@@ -2,7 +2,6 @@ import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
 import { HubError, badRequest, entryNotFound, revisionNotFound } from "../../../errors.js";
 
-export { entryNotFound, revisionNotFound };
 import { lfsMatcher } from "../../../git/gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";

@@ -1,14 +1,13 @@
 import type { CommitItem } from "@hub/api";
 import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
-import { HubError, badRequest, conflict } from "../../../errors.js";
+import { HubError, badRequest, conflict, revisionNotFound } from "../../../errors.js";
 import { GitCommandError } from "../../../git/git-command.js";
 import { parseCommitObject } from "../../../git/commit-object.js";
 import { ZERO_OID, type LogEntry, type RepoFiles } from "../../../git/repo-files.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
 import type { CommitSignatures } from "../../accounts/keys/commit-signatures.js";
-import { revisionNotFound } from "../files/files.service.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 
