@@ -62,6 +62,12 @@ export const TreeEntry = Type.Object(
     lfs: Type.Optional(
       Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() }),
     ),
+    lastCommit: Type.Optional(
+      Type.Object(
+        { id: Type.String(), title: Type.String(), date: Type.String({ format: "date-time" }) },
+        { description: "The commit that last changed the entry; present with `expand=true`." },
+      ),
+    ),
   },
   { title: "TreeEntry" },
 );

@@ -41,6 +41,14 @@ export const RepoSummary = Type.Object(
 );
 export type RepoSummary = Static<typeof RepoSummary>;
 
+/** The SDKs a Space can be made with; the hub keeps it and shows it, it does not run Spaces. */
+export const SPACE_SDKS = ["gradio", "streamlit", "docker", "static"] as const;
+export const SpaceSdk = Type.Union(
+  SPACE_SDKS.map((sdk) => Type.Literal(sdk)),
+  { description: "A Space's SDK; given when the Space is created, ignored for models and datasets." },
+);
+export type SpaceSdk = Static<typeof SpaceSdk>;
+
 /**
  * `POST /api/repos/create`, the shape the Hugging Face clients send. Open: the
  * clients add fields (sdk, license, resourceGroupId, ...) that the hub ignores.
@@ -54,6 +62,7 @@ export const HfCreateRepoRequest = Type.Object(
       Type.Union([Type.Literal("public"), Type.Literal("private"), Type.Literal("protected")]),
     ),
     private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    sdk: Type.Optional(SpaceSdk),
   },
   { additionalProperties: true, title: "HfCreateRepoRequest" },
 );
@@ -104,6 +113,19 @@ export const GatedSetting = Type.Union(
 );
 export type GatedSetting = Static<typeof GatedSetting>;
 
+/** A file of a repository in its info; size, blobId and lfs come with `blobs=true`. */
+export const RepoSibling = Type.Object(
+  {
+    rfilename: Type.String(),
+    size: Type.Optional(Type.Integer({ description: "The file's size (the object's, for an LFS file)." })),
+    blobId: Type.Optional(Type.String({ description: "The git blob id." })),
+    lfs: Type.Optional(
+      Type.Object({ sha256: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() }),
+    ),
+  },
+  { title: "RepoSibling" },
+);
+
 /** `GET /api/{type}s/{owner}/{name}`: what the Hugging Face clients read of a repository. */
 export const RepoInfo = Type.Object(
   {
@@ -116,7 +138,9 @@ export const RepoInfo = Type.Object(
     gated: GatedSetting,
     createdAt: Type.String({ format: "date-time" }),
     lastModified: Type.String({ format: "date-time" }),
-    siblings: Type.Array(Type.Object({ rfilename: Type.String() })),
+    sdk: Type.Optional(SpaceSdk),
+    xetEnabled: Type.Boolean({ description: "Whether uploads may go through Xet storage." }),
+    siblings: Type.Array(RepoSibling),
   },
   { title: "RepoInfo" },
 );
@@ -172,6 +196,14 @@ export const CommitItem = Type.Object(
     date: Type.String({ format: "date-time" }),
     authors: Type.Array(Type.Object({ user: Type.String() })),
     signature: CommitSignature,
+    formatted: Type.Optional(
+      Type.Object(
+        { title: Type.String(), message: Type.String() },
+        {
+          description: "With `expand[]=formatted`: the title and message as HTML, safe to insert in a page.",
+        },
+      ),
+    ),
   },
   { title: "CommitItem" },
 );
@@ -187,6 +219,7 @@ export const RepoListItem = Type.Object(
     gated: GatedSetting,
     createdAt: Type.String({ format: "date-time" }),
     lastModified: Type.String({ format: "date-time" }),
+    sdk: Type.Optional(SpaceSdk),
   },
   { title: "RepoListItem" },
 );

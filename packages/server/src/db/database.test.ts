@@ -62,6 +62,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0019-organization-sso",
         "0020-papers",
         "0021-deleted-handle-reservations",
+        "0022-follows-and-space-sdk",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -91,6 +92,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "paper_citations",
           "billing_accounts",
           "payment_methods",
+          "user_follows",
+          "organization_follows",
         ]),
       );
     } finally {

@@ -228,6 +228,22 @@ export interface RepositoryRow {
   updated_at: string;
   /** `auto` or `manual` for a gated repository, null otherwise. */
   gated: string | null;
+  /** The SDK of a Space (`gradio`, `streamlit`, `docker`, `static`); null for models and datasets. */
+  space_sdk: string | null;
+}
+
+/** An account following another account. */
+export interface UserFollowRow {
+  follower_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** An account following an organization. */
+export interface OrganizationFollowRow {
+  follower_id: string;
+  organization_id: string;
+  created_at: string;
 }
 
 /** An account's request to download a gated repository; `fields` is a JSON object of its answers. */
@@ -458,6 +474,8 @@ export interface Database {
   sso_authorizations: SsoAuthorizationRow;
   sso_logins: SsoLoginRow;
   repositories: RepositoryRow;
+  user_follows: UserFollowRow;
+  organization_follows: OrganizationFollowRow;
   repo_access_requests: RepoAccessRequestRow;
   lfs_objects: LfsObjectRow;
   repo_redirects: RepoRedirectRow;

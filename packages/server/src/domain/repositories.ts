@@ -1,4 +1,4 @@
-import { GATE_MODES, type GateMode, type RepoType } from "@hub/api";
+import { GATE_MODES, type GateMode, type RepoType, type SpaceSdk } from "@hub/api";
 import type { Owner, Resource } from "../auth/authorize.js";
 import type { Principal } from "../auth/credential.js";
 import type { RepositoryRow } from "../db/schema.js";
@@ -57,6 +57,8 @@ export interface RepoListItem {
   gated: GateMode | false;
   createdAt: string;
   lastModified: string;
+  /** A Space's SDK. */
+  sdk?: SpaceSdk;
 }
 
 /** A ref that moved: its name and the commits before and after (the zero id when created or deleted). */

@@ -47,6 +47,16 @@ export interface LogEntry {
   message: string;
 }
 
+/** The commit that last changed a path, as `expand=true` on trees and paths-info shows it. */
+export interface LastCommit {
+  id: string;
+  title: string;
+  date: string;
+}
+
+/** How many `git log` processes one request runs at once to find last commits. */
+const LAST_COMMIT_CONCURRENCY = 4;
+
 /** The object id git uses for "no object": a ref that did not exist before, or no longer does. */
 export const ZERO_OID = "0".repeat(40);
 
@@ -296,6 +306,30 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
     },
 
     logEntries,
+
+    /**
+     * The commit that last changed each path (a file, or anything under a
+     * folder) in the history of a commit, with git's own history
+     * simplification; a path no commit touched is left out.
+     */
+    async lastCommits(id: string, commit: string, paths: string[]): Promise<Map<string, LastCommit>> {
+      const found = new Map<string, LastCommit>();
+      const queue = [...new Set(paths)];
+      const worker = async () => {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+          const out = await git(
+            id,
+            ["log", "-1", "--format=%H%x1f%s%x1f%cI", "--end-of-options", commit, "--", next],
+            undefined,
+            LITERAL_PATHS,
+          );
+          const [sha = "", title = "", date = ""] = out.toString("utf8").trim().split("\x1f");
+          if (sha) found.set(next, { id: sha, title, date });
+        }
+      };
+      await Promise.all(Array.from({ length: LAST_COMMIT_CONCURRENCY }, worker));
+      return found;
+    },
 
     /** The files that differ between two commits (no rename detection), as git's status letter and path. */
     async changedPaths(id: string, from: string, to: string): Promise<{ status: string; path: string }[]> {

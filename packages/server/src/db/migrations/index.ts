@@ -20,6 +20,7 @@ import { mfa } from "./0018-mfa.js";
 import { organizationSso } from "./0019-organization-sso.js";
 import { papers } from "./0020-papers.js";
 import { deletedHandleReservations } from "./0021-deleted-handle-reservations.js";
+import { followsAndSpaceSdk } from "./0022-follows-and-space-sdk.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "0019-organization-sso": organizationSso,
   "0020-papers": papers,
   "0021-deleted-handle-reservations": deletedHandleReservations,
+  "0022-follows-and-space-sdk": followsAndSpaceSdk,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

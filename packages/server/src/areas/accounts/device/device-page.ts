@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { escapeHtml } from "../../../http/html.js";
 import type { Scope } from "@hub/api";
 import { ROLE_SCOPES } from "../../../auth/scopes.js";
 import type { DeviceRequest } from "./device.service.js";
@@ -40,19 +41,6 @@ export function pageHeaders(): Record<string, string> {
     // The user code is in the URL; it should not travel on to other sites.
     "referrer-policy": "no-referrer",
   };
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Makes text safe in element content and in quoted attribute values. */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 function layout(title: string, body: string): string {

@@ -13,7 +13,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
-import type { RepoFiles } from "../../../git/repo-files.js";
+import type { RepoFiles, TreeEntry as TreeEntryRow } from "../../../git/repo-files.js";
 import { HubError, badRequest, entryNotFound } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import { sendRanged } from "../../../http/ranged-response.js";
@@ -29,6 +29,8 @@ import { URL_PREFIX } from "../../../domain/repositories.js";
 import { isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;
+/** Entries per page with `expand=true`: each one costs a history walk. */
+const EXPANDED_TREE_PAGE_SIZE = 50;
 
 /** `create_pr`, which the clients add to preupload and commit when asked for a pull request. */
 const CreatePrQuery = Type.Object(
@@ -67,6 +69,17 @@ function cardMetadataErrors(card: string): Array<{ message: string }> {
 }
 
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
+
+/** `expand` on trees and paths-info: a yes or no (the Python client sends True, the JavaScript one true). */
+function expandFlag(value: unknown): boolean {
+  if (value === undefined || value === null || typeof value === "boolean") return value === true;
+  if (typeof value === "string" && /^(1|true|0|false)?$/i.test(value)) return flag(value);
+  throw badRequest(
+    "unsupported_parameter",
+    "expand must be true (add each entry's last commit) or false.",
+    "expand",
+  );
+}
 
 export interface FilesRoutesDeps {
   repos: ReposService;
@@ -237,12 +250,14 @@ export function filesRoutes({
             flag(request.query.recursive),
           );
           if (!entries) throw entryNotFound(path, commit);
+          const expand = expandFlag(request.query.expand);
+          const size = expand ? EXPANDED_TREE_PAGE_SIZE : TREE_PAGE_SIZE;
           const offset = cursorOffset(request.query.cursor);
-          const page = entries.slice(offset, offset + TREE_PAGE_SIZE);
-          if (offset + TREE_PAGE_SIZE < entries.length) {
-            reply.header("link", `<${nextPageUrl(publicUrl, request, offset + TREE_PAGE_SIZE)}>; rel="next"`);
+          const page = entries.slice(offset, offset + size);
+          if (offset + size < entries.length) {
+            reply.header("link", `<${nextPageUrl(publicUrl, request, offset + size)}>; rel="next"`);
           }
-          return page;
+          return expand ? withLastCommits(repo.row.id, commit, page) : page;
         },
       );
 
@@ -263,13 +278,15 @@ export function filesRoutes({
         },
         async (request) => {
           const repo = repositoryOf(request);
+          const expand = expandFlag(request.body.expand);
           const commit = await files.resolve(repo, (request.params as { rev: string }).rev);
-          return repoFiles.pathsInfo(
+          const entries = await repoFiles.pathsInfo(
             repo.row.id,
             commit,
             // Paths that cannot name anything in a repository are simply not there.
             request.body.paths.filter(isRepositoryPath),
           );
+          return expand ? withLastCommits(repo.row.id, commit, entries) : entries;
         },
       );
 
@@ -313,6 +330,19 @@ export function filesRoutes({
           (request, reply) => download(request, reply, type, mode),
         );
       }
+    }
+
+    /** Adds to each entry the commit that last changed it. */
+    async function withLastCommits(repositoryId: string, commit: string, entries: TreeEntryRow[]) {
+      const last = await repoFiles.lastCommits(
+        repositoryId,
+        commit,
+        entries.map((entry) => entry.path),
+      );
+      return entries.map((entry) => {
+        const lastCommit = last.get(entry.path);
+        return lastCommit ? { ...entry, lastCommit } : entry;
+      });
     }
 
     /** Sends a file; `resolve` follows LFS pointers to their objects, `raw` sends the blob itself. Range works on both. */

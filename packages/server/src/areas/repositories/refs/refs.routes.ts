@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ApiErrorRef, CommitItem, REPO_TYPES } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
+import { badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
+import { escapeHtml } from "../../../http/html.js";
 import { repoPathAccess, repositoryOf } from "../../../http/repo-access.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { RefsService } from "./refs.service.js";
@@ -16,6 +18,28 @@ const Refs = Type.Object({
 });
 const Done = { type: "null", description: "Done." } as const;
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
+
+/** Whether a history request asks for `formatted` (the only field it can expand); anything else is refused. */
+function wantsFormatted(query: Record<string, unknown>): boolean {
+  const asked = [query.expand, query["expand[]"]]
+    .flatMap((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+    .map(String);
+  const other = asked.find((field) => field !== "formatted");
+  if (other !== undefined) {
+    throw badRequest(
+      "unsupported_parameter",
+      `expand: "${other}" is not available on the history; ask for formatted.`,
+      "expand",
+    );
+  }
+  return asked.length > 0;
+}
+
+/** The title and message as HTML: escaped text, line breaks kept. */
+const formatted = (item: CommitItem) => ({
+  title: escapeHtml(item.title),
+  message: escapeHtml(item.message).replace(/\n/g, "<br>"),
+});
 
 /** Refs, branches, tags and the commit history, in the shape the Hugging Face clients read. */
 export function refsRoutes({
@@ -166,6 +190,7 @@ export function refsRoutes({
           config: { access: read },
         },
         async (request, reply) => {
+          const expandFormatted = wantsFormatted(request.query as Record<string, unknown>);
           const limit = request.query.limit ?? 100;
           const page = request.query.p ?? 0;
           const { total, items } = await refs.commits(
@@ -176,12 +201,13 @@ export function refsRoutes({
           );
           reply.header("x-total-count", String(total));
           if ((page + 1) * limit < total) {
-            const next = new URL(`${publicUrl}${request.url.split("?")[0]}`);
+            // The rest of the query (expand[]=formatted) holds on every page.
+            const next = new URL(`${publicUrl}${request.url}`);
             next.searchParams.set("limit", String(limit));
             next.searchParams.set("p", String(page + 1));
             reply.header("link", `<${next.href}>; rel="next"`);
           }
-          return items;
+          return expandFormatted ? items.map((item) => ({ ...item, formatted: formatted(item) })) : items;
         },
       );
 

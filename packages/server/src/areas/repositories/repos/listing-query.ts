@@ -28,12 +28,12 @@ const NOT_YET: Record<string, string> = {
 const SORTS = { lastModified: "updated_at", createdAt: "created_at", id: "full_name" } as const;
 
 /** Fields a listing entry carries, so asking for them is honoured. */
-const EXPAND_SERVED = new Set(["author", "createdAt", "lastModified", "private", "gated"]);
+const EXPAND_SERVED = new Set(["author", "createdAt", "lastModified", "private", "gated", "sdk"]);
 /**
  * Fields `@huggingface/hub` asks for on every listing by itself; the hub does
  * not track them yet, so they are left out of the answer, not refused.
  */
-const EXPAND_LEFT_OUT = new Set(["pipeline_tag", "downloads", "likes", "sdk"]);
+const EXPAND_LEFT_OUT = new Set(["pipeline_tag", "downloads", "likes"]);
 
 const KNOWN = new Set([
   "search",
@@ -122,4 +122,51 @@ export function listingQuery(query: Record<string, unknown>): ListingQuery {
     descending: direction ? direction === "-1" : sort !== "full_name",
     ...(gated === undefined ? {} : { gated: /^(true|1)$/i.test(gated) }),
   };
+}
+
+/** Fields a repository's info carries, so `expand` asking for them is honoured. */
+const INFO_EXPAND_SERVED = new Set([
+  "author",
+  "sha",
+  "private",
+  "gated",
+  "createdAt",
+  "lastModified",
+  "siblings",
+  "sdk",
+  "xetEnabled",
+]);
+
+/** Reads the query of a repository's info: `blobs` and `expand`, refusing what it cannot honour by name. */
+export function infoQuery(query: Record<string, unknown>): { blobs: boolean } {
+  for (const name of Object.keys(query)) {
+    if (name === "securityStatus") {
+      throw badRequest(
+        "unsupported_parameter",
+        "securityStatus: this hub does not scan files, so it has no security status to report.",
+        name,
+      );
+    }
+    if (!["blobs", "expand", "expand[]"].includes(name)) {
+      throw badRequest(
+        "unsupported_parameter",
+        `"${name}" is not a parameter of a repository's info; use blobs or expand.`,
+        name,
+      );
+    }
+  }
+  for (const field of [...values(query.expand), ...values(query["expand[]"])]) {
+    if (!INFO_EXPAND_SERVED.has(field) && !EXPAND_LEFT_OUT.has(field)) {
+      throw badRequest(
+        "unsupported_parameter",
+        `expand: "${field}" is not available from this hub; ask for ${[...INFO_EXPAND_SERVED].join(", ")}.`,
+        "expand",
+      );
+    }
+  }
+  const blobs = single(query, "blobs");
+  if (blobs !== undefined && !/^(true|false|1|0)$/i.test(blobs)) {
+    throw badRequest("unsupported_parameter", "blobs must be true or false.", "blobs");
+  }
+  return { blobs: blobs !== undefined && /^(true|1)$/i.test(blobs) };
 }

@@ -22,7 +22,7 @@ import type { Principal } from "../../../auth/credential.js";
 import { HubError } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import type { ReposService } from "./repos.service.js";
-import { listingQuery } from "./listing-query.js";
+import { infoQuery, listingQuery } from "./listing-query.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 import {
   cursorOffset,
@@ -130,6 +130,7 @@ export function reposRoutes({
             name: body.name,
             type,
             private: isPrivate,
+            spaceSdk: body.sdk,
             actor: principalOf(request).handle,
           }),
         );
@@ -295,11 +296,25 @@ export function reposRoutes({
               tags: ["Repositories"],
               summary: `Information about a ${type} repository at its default branch or a revision.`,
               params,
+              querystring: Type.Object(
+                {
+                  blobs: Type.Optional(
+                    Type.String({ description: "true: each sibling with its size, blobId and lfs object." }),
+                  ),
+                  expand: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+                },
+                { additionalProperties: true },
+              ),
               response: { 200: RepoInfo, 404: ApiErrorRef },
             },
             config: { access },
           },
-          async (request) => repos.info(repositoryOf(request), request.params.revision),
+          async (request) =>
+            repos.info(
+              repositoryOf(request),
+              request.params.revision,
+              infoQuery(request.query as Record<string, unknown>).blobs,
+            ),
         );
       }
     }

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { GateMode, RepoInfo, RepoSummary, RepoType } from "@hub/api";
+import {
+  SPACE_SDKS,
+  type GateMode,
+  type RepoInfo,
+  type RepoSummary,
+  type RepoType,
+  type SpaceSdk,
+} from "@hub/api";
 import { decide, orgRoleOf, type Owner } from "../../../auth/authorize.js";
 import { organizationFacts } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
@@ -7,6 +14,7 @@ import type { Config } from "../../../config.js";
 import type { Db } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
+import type { RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import {
   HubError,
@@ -43,6 +51,12 @@ function ownerOf(row: RepositoryRow, handle: string): FoundRepo["owner"] {
     : { type: "user", id: row.owner_id, handle };
 }
 
+/** A Space's SDK, as info and listings show it (nothing for models and datasets). */
+function sdkOf(row: RepositoryRow): { sdk?: SpaceSdk } {
+  const sdk = SPACE_SDKS.find((known) => known === row.space_sdk);
+  return sdk ? { sdk } : {};
+}
+
 function checkName(name: string): void {
   if (!NAME_PATTERN.test(name) || name.endsWith(".git") || name.includes("..")) {
     throw badRequest(
@@ -56,13 +70,14 @@ function checkName(name: string): void {
 export interface ReposServiceDeps {
   db: Db;
   storage: RepoStorage;
+  repoFiles: RepoFiles;
   events: RepoEvents;
   clock: () => Date;
   config: Pick<Config, "publicUrl" | "gitPublicUrl" | "sshPublicUrl">;
 }
 
 /** Repositories: creation, lookup, deletion and what clients read about them. */
-export function createReposService({ db, storage, events, clock, config }: ReposServiceDeps) {
+export function createReposService({ db, storage, repoFiles, events, clock, config }: ReposServiceDeps) {
   /** Whether the caller may read a repository, by the one authorization decision. */
   async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
     const resource = repoResource(repo);
@@ -88,6 +103,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         gated: gateModeOf(repo.row),
         createdAt: repo.row.created_at,
         lastModified: repo.row.updated_at || repo.row.created_at,
+        ...sdkOf(repo.row),
       };
     },
 
@@ -162,6 +178,8 @@ export function createReposService({ db, storage, events, clock, config }: Repos
       name: string;
       type: RepoType;
       private: boolean;
+      /** A Space's SDK; ignored for models and datasets. */
+      spaceSdk?: SpaceSdk;
       /** The handle of the account creating it, for its event. */
       actor: string;
     }): Promise<FoundRepo> {
@@ -188,6 +206,7 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         created_at: now,
         updated_at: now,
         gated: null,
+        space_sdk: input.type === "space" ? (input.spaceSdk ?? null) : null,
       };
       // The repository goes on disk first: a crash then leaves an unused directory, never a row without a repository.
       await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
@@ -378,14 +397,36 @@ export function createReposService({ db, storage, events, clock, config }: Repos
       };
     },
 
-    /** What clients read about a repository at a revision (the default branch when none is given). */
-    async info(repo: FoundRepo, revision: string | undefined): Promise<RepoInfo> {
+    /**
+     * What clients read about a repository at a revision (the default branch
+     * when none is given); with `blobs`, each file's size, blob id and LFS object.
+     */
+    async info(repo: FoundRepo, revision: string | undefined, blobs = false): Promise<RepoInfo> {
       const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
       const sha = await storage.resolveRef(repo.row.id, ref);
       if (!sha && revision) {
         throw revisionNotFound(revision, repo.fullName);
       }
-      const files = sha ? await storage.listFiles(repo.row.id, sha) : [];
+      const siblings = !sha
+        ? []
+        : blobs
+          ? ((await repoFiles.listTree(repo.row.id, sha, "", true)) ?? [])
+              .filter((entry) => entry.type === "file")
+              .map((entry) => ({
+                rfilename: entry.path,
+                size: entry.size,
+                blobId: entry.oid,
+                ...(entry.lfs
+                  ? {
+                      lfs: {
+                        sha256: entry.lfs.oid,
+                        size: entry.lfs.size,
+                        pointerSize: entry.lfs.pointerSize,
+                      },
+                    }
+                  : {}),
+              }))
+          : (await storage.listFiles(repo.row.id, sha)).map((rfilename) => ({ rfilename }));
       return {
         _id: repo.row.id,
         id: repo.fullName,
@@ -396,7 +437,10 @@ export function createReposService({ db, storage, events, clock, config }: Repos
         gated: gateModeOf(repo.row),
         createdAt: repo.row.created_at,
         lastModified: repo.row.updated_at || repo.row.created_at,
-        siblings: files.map((rfilename) => ({ rfilename })),
+        ...sdkOf(repo.row),
+        // Large files travel through Git LFS; Xet is not offered (yet).
+        xetEnabled: false,
+        siblings,
       };
     },
   };
