@@ -207,7 +207,8 @@ describe.each(DIALECTS)("expand and blobs, on %s", (dialect) => {
     });
     expect(created.status, await created.clone().text()).toBe(200);
     expect((await get<RepoInfo>("/api/spaces/alice/demo")).body.sdk).toBe("gradio");
-    const listed = (await get<Array<{ id: string; sdk?: string }>>("/api/spaces?author=alice&expand=sdk")).body;
+    const listed = (await get<Array<{ id: string; sdk?: string }>>("/api/spaces?author=alice&expand=sdk"))
+      .body;
     expect(listed).toEqual([expect.objectContaining({ id: "alice/demo", sdk: "gradio" })]);
     const bad = await hub.request("/api/repos/create", {
       method: "POST",
