@@ -46,6 +46,7 @@ export const OrgOverview = Type.Object(
     numModels: Type.Integer({ minimum: 0 }),
     numDatasets: Type.Integer({ minimum: 0 }),
     numSpaces: Type.Integer({ minimum: 0 }),
+    numFollowers: Type.Integer({ minimum: 0 }),
     createdAt: Type.String({ format: "date-time" }),
   },
   { title: "OrgOverview" },

@@ -163,6 +163,8 @@ export const UserOverview = Type.Object(
     numDatasets: Type.Integer({ minimum: 0 }),
     numSpaces: Type.Integer({ minimum: 0 }),
     numMcps: Type.Integer({ minimum: 0 }),
+    numFollowers: Type.Integer({ minimum: 0, description: "Accounts following this one." }),
+    numFollowing: Type.Integer({ minimum: 0, description: "Accounts this one follows." }),
     orgs: Type.Array(Type.Object({ name: Type.String(), fullname: Type.String() })),
     numPapers: Type.Integer({ minimum: 0, description: "Papers whose authorship the user shows." }),
     papers: Type.Array(PaperSummary, {
@@ -274,3 +276,15 @@ export const SOCIAL_PROVIDERS = {
   twitter: "https://x.com/{name}",
 } as const satisfies Record<string, string | null>;
 export type SocialProvider = keyof typeof SOCIAL_PROVIDERS;
+
+/** An account in a followers or following list, as `huggingface_hub`'s `User` reads it. */
+export const FollowEntry = Type.Object(
+  {
+    type: Type.Literal("user"),
+    user: Type.String({ description: "The handle." }),
+    fullname: Type.String(),
+    avatarUrl: Type.String(),
+  },
+  { title: "FollowEntry" },
+);
+export type FollowEntry = Static<typeof FollowEntry>;

@@ -44,6 +44,7 @@ import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
 import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
 import { createPapersService } from "../areas/community/papers/papers.service.js";
+import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
 import { hubVersion } from "../version.js";
 
@@ -188,6 +189,7 @@ export async function createHub(
   const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
+  const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -245,6 +247,7 @@ export async function createHub(
     preferences,
     gating,
     papers,
+    follows,
     orgs,
     keys,
     storage,

@@ -15,6 +15,8 @@ import { contentPreferencesRoutes } from "../areas/accounts/content-preferences/
 import type { ContentPreferencesService } from "../areas/accounts/content-preferences/content-preferences.service.js";
 import { papersRoutes } from "../areas/community/papers/papers.routes.js";
 import type { PapersService } from "../areas/community/papers/papers.service.js";
+import { followsRoutes } from "../areas/accounts/follows/follows.routes.js";
+import type { FollowsService } from "../areas/accounts/follows/follows.service.js";
 import type { HardwareService } from "../areas/accounts/hardware/hardware.service.js";
 import { gatingRoutes } from "../areas/repositories/gating/gating.routes.js";
 import type { GatingService } from "../areas/repositories/gating/gating.service.js";
@@ -92,6 +94,7 @@ export interface AppDeps {
   preferences: ContentPreferencesService;
   gating: GatingService;
   papers: PapersService;
+  follows: FollowsService;
   auth: AuthService;
   mfa: MfaService;
   tokens: TokensService;
@@ -265,6 +268,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
+  await app.register(followsRoutes({ follows: deps.follows, publicUrl: config.publicUrl }));
   await app.register(billingRoutes({ billing: deps.billing }));
   await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
   await app.register(

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { followsRepository } from "../../accounts/follows/follows.repository.js";
 import { ORG_ROLES, orgRoleOf, type OrgRole } from "../../../auth/authorize.js";
 import type { OrgMember, OrgOverview, OrgSummary } from "@hub/api";
 import type { Db, DbOrTx } from "../../../db/database.js";
@@ -127,9 +128,10 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
 
     /** The public overview `huggingface_hub`'s get_organization_overview reads: counts of members and public repositories. */
     async overview(org: OrganizationRow): Promise<OrgOverview> {
-      const [members, counts] = await Promise.all([
+      const [members, counts, followers] = await Promise.all([
         orgsRepository.members(db, org.id),
         orgsRepository.publicRepoCounts(db, org.id),
+        followsRepository.organizationFollowers(db, org.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       return {
@@ -141,6 +143,7 @@ export function createOrgsService({ db, clock }: { db: Db; clock: () => Date }) 
         numModels: count("model"),
         numDatasets: count("dataset"),
         numSpaces: count("space"),
+        numFollowers: followers,
         createdAt: org.created_at,
       };
     },
