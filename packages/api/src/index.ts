@@ -19,3 +19,4 @@ export * from "./sso.js";
 export * from "./papers.js";
 export * from "./billing.js";
 export * from "./account-deletion.js";
+export * from "./storage.js";

@@ -28,6 +28,14 @@ export interface RouterConfig {
 }
 
 /** Webhook deliveries: timeouts, the retry schedule, and when a failing route is switched off. */
+/** The collector that frees LFS objects no history points to any more. */
+export interface LfsCollectorConfig {
+  /** Seconds between passes; 0 turns the collector off. */
+  intervalSeconds: number;
+  /** How long an object may stay linked without a pointer (an upload whose commit has not come yet). */
+  graceSeconds: number;
+}
+
 export interface WebhooksConfig {
   /** Deliver to loopback, private and link-local addresses too (tests, single-network installs). */
   allowPrivate: boolean;
@@ -108,6 +116,7 @@ export interface Config {
   trustProxy: boolean;
   router: RouterConfig;
   webhooks: WebhooksConfig;
+  lfsCollector: LfsCollectorConfig;
   device: DeviceFlowConfig;
   account: AccountConfig;
   mfa: MfaConfig;
@@ -291,6 +300,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),
     router: routerConfig(env),
+    lfsCollector: {
+      intervalSeconds: integer(env, "HUB_LFS_COLLECT_INTERVAL_SECONDS", 3600, 0, 7 * 86_400),
+      graceSeconds: integer(env, "HUB_LFS_GRACE_SECONDS", 86_400, 1, 365 * 86_400),
+    },
     webhooks: {
       allowPrivate: flag(env, "HUB_WEBHOOKS_ALLOW_PRIVATE"),
       timeoutMs: integer(env, "HUB_WEBHOOKS_TIMEOUT_MS", 10_000, 100, 120_000),

@@ -187,6 +187,12 @@ export const ERROR_CODES = {
     summary:
       "The request line and headers are larger than the hub accepts (16 KiB); send a shorter URL or fewer headers.",
   },
+  history_protected: {
+    statuses: [409],
+    area: "storage",
+    summary:
+      "… rewrites history, which the repository protects (denyForcePush); turn that setting off first.",
+  },
   identity_taken: {
     statuses: [409],
     area: "profile",
@@ -403,6 +409,12 @@ export const ERROR_CODES = {
     statuses: [409],
     area: "orgs",
     summary: "… is the last admin of …; make another member admin first.",
+  },
+  lfs_object_in_use: {
+    statuses: [409],
+    area: "storage",
+    summary:
+      "The LFS object is the content of a file on a branch, tag or pull request: delete or replace that file first.",
   },
   lfs_object_missing: {
     statuses: [422],

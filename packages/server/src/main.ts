@@ -38,7 +38,10 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
   }
 
   // The Hub API's processes work the webhook outbox; other surfaces only add to it.
-  if (surfaces.includes("hub")) hub.deliveries.start();
+  if (surfaces.includes("hub")) {
+    hub.deliveries.start();
+    hub.lfsCollector.start();
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -47,6 +50,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
     logger.info({ signal }, "shutting down");
     await Promise.all(apps.map((app) => app.close()));
     await hub.deliveries.stop();
+    await hub.lfsCollector.stop();
     await rateLimiter.close();
     await hub.close();
     logger.info("stopped");

@@ -45,6 +45,9 @@ import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
 import { createPapersService } from "../areas/community/papers/papers.service.js";
 import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
+import { createStorageService } from "../areas/repositories/storage/storage.service.js";
+import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.js";
+import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
 import { hubVersion } from "../version.js";
 
@@ -190,6 +193,20 @@ export async function createHub(
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
+  const repoStorage = createStorageService({
+    db,
+    repos,
+    storage,
+    maintenance: createRepoMaintenance(storage, path.join(config.dataDir, "tmp")),
+    store: objectStore,
+    clock,
+    lfsGraceSeconds: config.lfsCollector.graceSeconds,
+  });
+  const lfsCollector = createLfsCollector({
+    storage: repoStorage,
+    intervalSeconds: config.lfsCollector.intervalSeconds,
+    logger,
+  });
   const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
@@ -248,6 +265,8 @@ export async function createHub(
     gating,
     papers,
     follows,
+    repoStorage,
+    lfsCollector,
     orgs,
     keys,
     storage,

@@ -15,6 +15,8 @@ export interface OwnerSettingsRoute {
   method: HTTPMethods;
   /** The path below the owner, e.g. `/inference/preferences`. */
   path: string;
+  /** The account route's whole path, where the clients use another than `/api/me<path>`. */
+  accountPath?: string;
   /** The operation id's tail; the routes get `account_<id>` and `organization_<id>`. */
   operationId: string;
   summary: string;
@@ -53,7 +55,7 @@ export function ownerSettingsRoute(
   };
   app.route({
     method: route.method,
-    url: `/api/me${route.path}`,
+    url: route.accountPath ?? `/api/me${route.path}`,
     schema: {
       ...schema,
       operationId: `account_${route.operationId}`,

@@ -1,0 +1,72 @@
+import type { DbOrTx } from "../../../db/database.js";
+
+/** SQL for what repositories store: their rows by owner, and their links to LFS objects. */
+export const storageRepository = {
+  /** The repositories of an account or organization, most recently changed first. */
+  reposOfOwner: (db: DbOrTx, ownerId: string) =>
+    db
+      .selectFrom("repositories")
+      .selectAll()
+      .where("owner_id", "=", ownerId)
+      .orderBy("updated_at", "desc")
+      .orderBy("name")
+      .execute(),
+
+  /** The LFS objects linked to a repository, oldest upload first. */
+  async lfsObjects(db: DbOrTx, repositoryId: string) {
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select(["oid", "size", "created_at"])
+      .where("repository_id", "=", repositoryId)
+      .orderBy("created_at")
+      .orderBy("oid")
+      .execute();
+    // PostgreSQL returns bigint as a string.
+    return rows.map((row) => ({ ...row, size: Number(row.size) }));
+  },
+
+  /** The bytes of LFS objects linked to each of the repositories. */
+  async lfsBytes(db: DbOrTx, repositoryIds: string[]): Promise<Map<string, number>> {
+    if (repositoryIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select((eb) => ["repository_id", eb.fn.sum<string | number>("size").as("bytes")])
+      .where("repository_id", "in", repositoryIds)
+      .groupBy("repository_id")
+      .execute();
+    return new Map(rows.map((row) => [row.repository_id, Number(row.bytes)]));
+  },
+
+  unlink: (db: DbOrTx, repositoryId: string, oids: string[]) =>
+    oids.length === 0
+      ? Promise.resolve()
+      : db
+          .deleteFrom("lfs_objects")
+          .where("repository_id", "=", repositoryId)
+          .where("oid", "in", oids)
+          .execute()
+          .then(() => undefined),
+
+  /** Which of the objects some repository still links. */
+  async linkedAnywhere(db: DbOrTx, oids: string[]): Promise<Set<string>> {
+    if (oids.length === 0) return new Set();
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select("oid")
+      .distinct()
+      .where("oid", "in", oids)
+      .execute();
+    return new Set(rows.map((row) => row.oid));
+  },
+
+  /** Repositories holding LFS links made before `cutoff`: the ones a collection may free something in. */
+  async reposWithLinksBefore(db: DbOrTx, cutoff: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select("repository_id")
+      .distinct()
+      .where("created_at", "<", cutoff)
+      .execute();
+    return rows.map((row) => row.repository_id);
+  },
+};

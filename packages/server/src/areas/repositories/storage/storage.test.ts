@@ -1,0 +1,277 @@
+import { createHash, randomBytes } from "node:crypto";
+import { uploadFiles } from "@huggingface/hub";
+import type { ApiError, CommitItem, LfsFileEntry, RepoStorageEntry, TreeEntry } from "@hub/api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DIALECTS } from "../../../test-support/databases.js";
+import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+
+describe.each(DIALECTS)("repository storage, on %s", (dialect) => {
+  let hub: TestHub;
+  let alice: string;
+  const api = "/api/models/alice/weights";
+  const versions = [randomBytes(300_000), randomBytes(200_000), randomBytes(100_000)];
+
+  const upload = (content: Buffer, path = "big.bin", name = "alice/weights") =>
+    uploadFiles({
+      repo: { type: "model", name },
+      accessToken: alice,
+      hubUrl: hub.url,
+      files: [{ path, content: new Blob([content]) }],
+    });
+  const lfsFiles = async () => {
+    const response = await hub.request(`${api}/lfs-files`, { token: alice });
+    expect(response.status).toBe(200);
+    return readJson<LfsFileEntry[]>(response);
+  };
+  const remove = (sha: string[], rewriteHistory?: boolean) =>
+    hub.request(`${api}/lfs-files/batch`, {
+      method: "POST",
+      token: alice,
+      json: { deletions: { sha, ...(rewriteHistory === undefined ? {} : { rewriteHistory }) } },
+    });
+  const history = async () =>
+    readJson<CommitItem[]>(await hub.request(`${api}/commits/main`, { token: alice }));
+  /** The LFS object big.bin points to at each commit of main (null where it is missing). */
+  const pointersInHistory = async () => {
+    const found: Array<string | null> = [];
+    for (const commit of await history()) {
+      const response = await hub.request(`${api}/paths-info/${commit.id}`, {
+        method: "POST",
+        token: alice,
+        json: { paths: ["big.bin"] },
+      });
+      found.push((await readJson<TreeEntry[]>(response))[0]?.lfs?.oid ?? null);
+    }
+    return found;
+  };
+  const setProtected = async (denyForcePush: boolean) => {
+    const response = await hub.request(`${api}/settings`, {
+      method: "PUT",
+      token: alice,
+      json: { denyForcePush },
+    });
+    expect(response.status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    hub = await startHub({ dialect });
+    await hub.createUser("alice");
+    await hub.createUser("bob");
+    alice = await hub.createToken("alice");
+    for (const [repo_id, isPrivate] of [
+      ["alice/weights", false],
+      ["alice/notes", true],
+    ] as const) {
+      const created = await hub.request("/api/repos", {
+        method: "POST",
+        token: alice,
+        json: { repo_id, private: isPrivate },
+      });
+      expect(created.status).toBe(201);
+    }
+    await upload(versions[0] as Buffer);
+    await upload(versions[1] as Buffer);
+  });
+  afterAll(() => hub?.stop());
+
+  it("lists the caller's repositories with the bytes each uses", async () => {
+    const response = await hub.request("/api/settings/repositories", { token: alice });
+    expect(response.status).toBe(200);
+    const entries = new Map((await readJson<RepoStorageEntry[]>(response)).map((e) => [e.id, e]));
+    expect([...entries.keys()].sort()).toEqual(["alice/notes", "alice/weights"]);
+    const weights = entries.get("alice/weights");
+    const notes = entries.get("alice/notes");
+    expect(weights).toMatchObject({ type: "model", visibility: "public" });
+    expect(notes?.visibility).toBe("private");
+    // Both LFS objects count, beside the git repository itself.
+    expect(weights?.storage).toBeGreaterThan(500_000);
+    expect((weights?.storagePercent ?? 0) + (notes?.storagePercent ?? 0)).toBeCloseTo(100, 0);
+    expect((await hub.request("/api/settings/repositories")).status).toBe(401);
+    const bob = await hub.createToken("bob");
+    const bobs = await readJson<RepoStorageEntry[]>(
+      await hub.request("/api/settings/repositories", { token: bob }),
+    );
+    expect(bobs).toEqual([]);
+  });
+
+  it("lists the repository's LFS objects with a path that points to each", async () => {
+    const files = await lfsFiles();
+    expect(files.map((f) => [f.fileOid, f.size, f.filename]).sort()).toEqual(
+      [
+        [sha256(versions[0] as Buffer), 300_000, "big.bin"],
+        [sha256(versions[1] as Buffer), 200_000, "big.bin"],
+      ].sort(),
+    );
+    expect(Number.isNaN(Date.parse(files[0]?.pushedAt ?? ""))).toBe(false);
+    const bob = await hub.createToken("bob");
+    expect((await hub.request(`${api}/lfs-files`, { token: bob })).status).toBe(403);
+  });
+
+  it("refuses to delete what a branch still uses, what is not there, and malformed ids, deleting nothing", async () => {
+    const current = await remove([sha256(versions[1] as Buffer)]);
+    expect(current.status).toBe(409);
+    expect(await readJson<ApiError>(current)).toMatchObject({ code: "lfs_object_in_use" });
+    const both = await remove([sha256(versions[0] as Buffer), sha256(versions[1] as Buffer)]);
+    expect(both.status).toBe(409);
+    expect((await remove(["f".repeat(64)])).status).toBe(404);
+    expect((await remove(["not-a-sha"])).status).toBe(400);
+    expect((await remove([])).status).toBe(400);
+    expect(await lfsFiles()).toHaveLength(2);
+  });
+
+  it("refuses to rewrite a history the repository protects", async () => {
+    await setProtected(true);
+    const refused = await remove([sha256(versions[0] as Buffer)]);
+    expect(refused.status).toBe(409);
+    expect(await readJson<ApiError>(refused)).toMatchObject({ code: "history_protected" });
+    expect(await lfsFiles()).toHaveLength(2);
+    await setProtected(false);
+  });
+
+  it("deletes an old object and rewrites the history without its pointers", async () => {
+    const before = await history();
+    const old = sha256(versions[0] as Buffer);
+    expect(await pointersInHistory()).toContain(old);
+    const response = await remove([old]);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await readJson(response)).toEqual({
+      deleted: [{ oid: old, size: 300_000 }],
+      freedBytes: 300_000,
+      rewrittenRefs: ["refs/heads/main"],
+    });
+    expect((await lfsFiles()).map((f) => f.fileOid)).toEqual([sha256(versions[1] as Buffer)]);
+    const after = await history();
+    expect(after.map((c) => c.title)).toEqual(before.map((c) => c.title));
+    expect(after.map((c) => c.date)).toEqual(before.map((c) => c.date));
+    expect(await pointersInHistory()).not.toContain(old);
+    const current = await hub.request("/alice/weights/resolve/main/big.bin", { token: alice });
+    expect(sha256(Buffer.from(await current.arrayBuffer()))).toBe(sha256(versions[1] as Buffer));
+  });
+
+  it("deletes without rewriting the history when asked: old revisions then miss the file", async () => {
+    await upload(versions[2] as Buffer);
+    const [, older] = await history();
+    const head = (await history())[0]?.id;
+    const oid = sha256(versions[1] as Buffer);
+    const response = await remove([oid], false);
+    expect(response.status).toBe(200);
+    expect(await readJson(response)).toMatchObject({ freedBytes: 200_000, rewrittenRefs: [] });
+    expect((await history())[0]?.id).toBe(head);
+    expect((await hub.request(`/alice/weights/resolve/${older?.id}/big.bin`, { token: alice })).status).toBe(
+      404,
+    );
+  });
+
+  it("squashes a branch into one commit that keeps its files", async () => {
+    await upload(Buffer.from("notes"), "notes.txt");
+    const files = async () =>
+      (await readJson<TreeEntry[]>(await hub.request(`${api}/tree/main?recursive=1`, { token: alice })))
+        .map((e) => `${e.path}:${e.oid}`)
+        .sort();
+    const before = await files();
+    const reader = await hub.createToken("alice", ["--role", "read"]);
+    expect(
+      (await hub.request(`${api}/super-squash/main`, { method: "POST", token: reader, json: {} })).status,
+    ).toBe(403);
+    await setProtected(true);
+    const refused = await hub.request(`${api}/super-squash/main`, {
+      method: "POST",
+      token: alice,
+      json: { message: "Squashed" },
+    });
+    expect(refused.status).toBe(409);
+    await setProtected(false);
+    const squashed = await hub.request(`${api}/super-squash/main`, {
+      method: "POST",
+      token: alice,
+      json: { message: "Squashed" },
+    });
+    expect(squashed.status).toBe(200);
+    const { commitOid } = await readJson<{ commitOid: string }>(squashed);
+    expect((await history()).map((c) => [c.id, c.title])).toEqual([[commitOid, "Squashed"]]);
+    expect(await files()).toEqual(before);
+    expect(
+      (await hub.request(`${api}/super-squash/nope`, { method: "POST", token: alice, json: {} })).status,
+    ).toBe(404);
+  });
+});
+
+describe("the LFS collector", () => {
+  let hub: TestHub;
+  let alice: string;
+  const api = "/api/models/alice/collected";
+
+  beforeAll(async () => {
+    hub = await startHub({
+      env: { HUB_LFS_GRACE_SECONDS: "10", HUB_LFS_COLLECT_INTERVAL_SECONDS: "1" },
+    });
+    await hub.createUser("alice");
+    alice = await hub.createToken("alice");
+    const created = await hub.request("/api/repos", {
+      method: "POST",
+      token: alice,
+      json: { repo_id: "alice/collected" },
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(() => hub?.stop());
+
+  const oids = async () =>
+    (await readJson<LfsFileEntry[]>(await hub.request(`${api}/lfs-files`, { token: alice })))
+      .map((f) => f.fileOid)
+      .sort();
+  const until = async (what: () => Promise<boolean>) => {
+    for (let i = 0; i < 160 && !(await what()); i++) await new Promise((r) => setTimeout(r, 250));
+    return what();
+  };
+
+  it("frees objects no history points to after the grace period, and keeps those it does", async () => {
+    const first = randomBytes(50_000);
+    const second = randomBytes(60_000);
+    for (const content of [first, second]) {
+      await uploadFiles({
+        repo: { type: "model", name: "alice/collected" },
+        accessToken: alice,
+        hubUrl: hub.url,
+        files: [{ path: "model.bin", content: new Blob([content]) }],
+      });
+    }
+    // An upload whose commit has not come yet: only the LFS transfer, through the batch API.
+    const pending = randomBytes(40_000);
+    const batch = await fetch(`${hub.url}/alice/collected.git/info/lfs/objects/batch`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${alice}`,
+        accept: "application/vnd.git-lfs+json",
+        "content-type": "application/vnd.git-lfs+json",
+      },
+      body: JSON.stringify({
+        operation: "upload",
+        objects: [{ oid: sha256(pending), size: pending.length }],
+      }),
+    });
+    expect(batch.status).toBe(200);
+    const href = (await readJson<{ objects: Array<{ actions: { upload: { href: string } } }> }>(batch))
+      .objects[0]?.actions.upload.href;
+    expect((await fetch(href ?? "", { method: "PUT", body: pending })).status).toBe(200);
+    const all = [sha256(first), sha256(second), sha256(pending)].sort();
+    expect(await oids()).toEqual(all);
+
+    // Within the grace period the pending upload stays; squashing leaves the first version unreachable.
+    const squashed = await hub.request(`${api}/super-squash/main`, {
+      method: "POST",
+      token: alice,
+      json: {},
+    });
+    expect(squashed.status).toBe(200);
+    expect(await oids()).toEqual(all);
+
+    expect(await until(async () => (await oids()).length === 1)).toBe(true);
+    expect(await oids()).toEqual([sha256(second)]);
+    const file = await hub.request("/alice/collected/resolve/main/model.bin", { token: alice });
+    expect(sha256(Buffer.from(await file.arrayBuffer()))).toBe(sha256(second));
+    expect(hub.logs.join("\n")).toContain("LFS collector freed unreferenced objects");
+  });
+});
