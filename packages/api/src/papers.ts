@@ -98,6 +98,39 @@ export const PaperSummary = Type.Object(summaryFields, { title: "PaperSummary" }
 export type PaperSummary = Static<typeof PaperSummary>;
 
 /**
+ * `GET /api/daily_papers`: a submission to the hub's papers page, as
+ * `huggingface_hub`'s list_daily_papers reads it (the paper nested, the
+ * submission's time and submitter beside it).
+ */
+export const DailyPaper = Type.Object(
+  {
+    paper: PaperSummary,
+    title: Type.String(),
+    submittedOnDailyAt: Type.String({ format: "date-time" }),
+    submittedOnDailyBy: UserRef,
+  },
+  { title: "DailyPaper" },
+);
+export type DailyPaper = Static<typeof DailyPaper>;
+
+/** The query of `GET /api/daily_papers`; `date`, `week` and `month` pick the submissions' period (one at most). */
+export const DailyPapersQuery = Type.Object(
+  {
+    date: Type.Optional(Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "YYYY-MM-DD (UTC)." })),
+    week: Type.Optional(Type.String({ pattern: "^\\d{4}-W\\d{2}$", description: "ISO week, YYYY-Www." })),
+    month: Type.Optional(Type.String({ pattern: "^\\d{4}-\\d{2}$", description: "YYYY-MM (UTC)." })),
+    submitter: Type.Optional(
+      Type.String({ maxLength: 100, description: "Only this account's submissions." }),
+    ),
+    sort: Type.Optional(Type.String({ description: "publishedAt (the default: newest submission first)." })),
+    p: Type.Optional(Type.Integer({ minimum: 0, description: "Page number, from 0." })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "Papers per page (50)." })),
+  },
+  { title: "DailyPapersQuery" },
+);
+export type DailyPapersQuery = Static<typeof DailyPapersQuery>;
+
+/**
  * `GET /api/papers/{arxivId}`: the paper with its claimed authors and the
  * repositories whose cards cite it, shaped as `huggingface_hub`'s
  * `paper_info` reads it (`linkedModels`, `numTotalModels`, ...,

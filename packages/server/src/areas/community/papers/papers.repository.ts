@@ -80,6 +80,34 @@ export const papersRepository = {
       .where("paper_submissions.arxiv_id", "=", arxivId)
       .executeTakeFirst(),
 
+  /** Submissions to the papers page, newest first, with their paper and submitter; `from`/`to` bound the submission time. */
+  dailySubmissions: (
+    db: DbOrTx,
+    filter: { from?: string; to?: string; submitter?: string; offset: number; limit: number },
+  ) => {
+    let query = db
+      .selectFrom("paper_submissions")
+      .innerJoin("papers", "papers.arxiv_id", "paper_submissions.arxiv_id")
+      .innerJoin("users", "users.id", "paper_submissions.user_id")
+      .leftJoin("user_profiles", "user_profiles.user_id", "users.id")
+      .selectAll("papers")
+      .select([
+        "paper_submissions.created_at as submitted_at",
+        "users.handle",
+        "users.fullname as submitter_fullname",
+        "user_profiles.avatar_sha256",
+      ]);
+    if (filter.from !== undefined) query = query.where("paper_submissions.created_at", ">=", filter.from);
+    if (filter.to !== undefined) query = query.where("paper_submissions.created_at", "<", filter.to);
+    if (filter.submitter !== undefined) query = query.where("users.handle", "=", filter.submitter);
+    return query
+      .orderBy("paper_submissions.created_at", "desc")
+      .orderBy("paper_submissions.id")
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .execute();
+  },
+
   submissionsOf: (db: DbOrTx, userId: string) =>
     db
       .selectFrom("paper_submissions")

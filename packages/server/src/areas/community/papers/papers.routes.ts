@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   PaperSummary,
   ApiErrorRef,
+  DailyPaper,
+  DailyPapersQuery,
   CreatePaperClaim,
   CreatePaperSubmission,
   Paper,
@@ -15,6 +17,7 @@ import {
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import { principalOf } from "../../../http/access.js";
+import { dailyPeriod } from "./daily-period.js";
 import type { PapersService } from "./papers.service.js";
 
 const tags = ["Account"];
@@ -180,6 +183,50 @@ export function papersRoutes({ papers }: { papers: PapersService }): FastifyPlug
         await papers.withdrawSubmission(principalOf(request).userId, request.params.submissionId);
         return reply.status(204).send();
       },
+    );
+
+    app.get(
+      "/api/daily_papers",
+      {
+        schema: {
+          operationId: "papers_daily",
+          tags: ["Papers"],
+          summary:
+            "Papers submitted to the hub's papers page, newest first, in a day, week or month, by a submitter; paginated with p and limit.",
+          querystring: DailyPapersQuery,
+          response: { 200: Type.Array(DailyPaper) },
+        },
+        config: { access: "public" },
+      },
+      async (request) => {
+        const limit = request.query.limit ?? 50;
+        return papers.daily({
+          ...dailyPeriod(request.query),
+          submitter: request.query.submitter,
+          offset: (request.query.p ?? 0) * limit,
+          limit,
+        });
+      },
+    );
+
+    app.get(
+      "/papers/:arxivId.md",
+      {
+        schema: {
+          operationId: "papers_markdown",
+          tags: ["Papers"],
+          summary: "A paper as a Markdown page: title, authors, arXiv link and abstract.",
+          params: Type.Object({ arxivId: Id }),
+          produces: ["text/markdown"],
+          response: { 200: Type.String(), 404: ApiErrorRef },
+        },
+        config: { access: "public" },
+      },
+      async (request, reply) =>
+        reply
+          .header("content-type", "text/markdown; charset=utf-8")
+          .header("x-content-type-options", "nosniff")
+          .send(await papers.markdown(request.params.arxivId)),
     );
 
     for (const path of PAPER_PATHS) {

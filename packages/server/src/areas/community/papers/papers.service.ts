@@ -35,6 +35,11 @@ interface Metadata {
  * Who may edit a paper's metadata: the accounts that claimed authorship, or
  * while none has, the account that submitted it.
  */
+/** Text kept on one Markdown line: a title or name cannot start a new block. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
 function editorsOf(claims: PaperClaimRow[], submitterId: string | undefined): string[] {
   if (claims.length > 0) return claims.map((claim) => claim.user_id);
   return submitterId ? [submitterId] : [];
@@ -272,6 +277,50 @@ export function createPapersService({ db, clock, repos, publicUrl }: PapersDeps)
           : null,
         ...(await linked(principal, id)),
       };
+    },
+
+    /** The paper as a Markdown page, as `huggingface_hub`'s read_paper reads it. */
+    async markdown(arxivIdInput: string): Promise<string> {
+      const { id } = arxivIdOf(arxivIdInput, "arxivId");
+      const [summary] = await paperSummaries(db, publicUrl, [await requirePaper(db, id)]);
+      if (!summary) throw notFound(`arXiv ${id} is not on this hub.`);
+      const authors = summary.authors.map((author) =>
+        author.user
+          ? `${author.name} ([@${author.user.user}](${publicUrl}/${author.user.user}))`
+          : author.name,
+      );
+      return [
+        `# ${oneLine(summary.title)}`,
+        "",
+        `**Authors:** ${authors.map(oneLine).join(", ")}`,
+        "",
+        `**arXiv:** [${summary.id}](${summary.url})${summary.publishedAt ? ` · published ${summary.publishedAt.slice(0, 10)}` : ""}`,
+        "",
+        "## Abstract",
+        "",
+        summary.summary.trim(),
+        "",
+      ].join("\n");
+    },
+
+    /** Submissions to the papers page, newest first, in a period (a day, an ISO week or a month) and by a submitter. */
+    async daily(filter: { from?: string; to?: string; submitter?: string; offset: number; limit: number }) {
+      const rows = await papersRepository.dailySubmissions(db, filter);
+      const summaries = await paperSummaries(db, publicUrl, rows);
+      return rows.map((row, index) => {
+        const paper = summaries[index];
+        if (!paper) throw new Error(`No summary for ${row.arxiv_id}.`);
+        return {
+          paper,
+          title: paper.title,
+          submittedOnDailyAt: row.submitted_at,
+          submittedOnDailyBy: {
+            user: row.handle,
+            fullname: row.submitter_fullname,
+            avatarUrl: avatarUrlOf(publicUrl, row.handle, row.avatar_sha256),
+          },
+        };
+      });
     },
 
     /** Papers on this hub whose id, title or authors hold the text, as `huggingface_hub`'s list_papers reads them. */

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type {
   ApiError,
+  DailyPaper,
   Paper,
   PaperClaim,
   PaperClaimList,
@@ -15,6 +16,7 @@ import { DIALECTS } from "../../../test-support/databases.js";
 import { git, withToken } from "../../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 import { readArxivId } from "./arxiv-id.js";
+import { dailyPeriod } from "./daily-period.js";
 import { cardCitations } from "./card-citations.js";
 
 const NOW = new Date("2026-06-15T12:00:00Z");
@@ -83,6 +85,28 @@ describe("arXiv identifiers", () => {
       "1412.6980",
     ]);
     expect(cardCitations("# no citations\n", NOW)).toEqual([]);
+  });
+});
+
+describe("daily papers' periods", () => {
+  it("reads a day, an ISO week and a month as half-open UTC ranges", () => {
+    expect(dailyPeriod({ date: "2024-02-29" })).toEqual({
+      from: "2024-02-29T00:00:00.000Z",
+      to: "2024-03-01T00:00:00.000Z",
+    });
+    // ISO week 1 holds January 4th: 2026-W01 starts on Monday 2025-12-29.
+    expect(dailyPeriod({ week: "2026-W01" })).toEqual({
+      from: "2025-12-29T00:00:00.000Z",
+      to: "2026-01-05T00:00:00.000Z",
+    });
+    expect(dailyPeriod({ week: "2020-W53" }).from).toBe("2020-12-28T00:00:00.000Z");
+    expect(dailyPeriod({ month: "2025-12" })).toEqual({
+      from: "2025-12-01T00:00:00.000Z",
+      to: "2026-01-01T00:00:00.000Z",
+    });
+    expect(dailyPeriod({})).toEqual({});
+    expect(() => dailyPeriod({ week: "2026-W00" })).toThrow(/ISO week/);
+    expect(() => dailyPeriod({ month: "2025-13" })).toThrow(/calendar/);
   });
 });
 
@@ -217,6 +241,50 @@ describe.each(DIALECTS)("papers: submissions, claims and citing repositories on 
     expect(all).toEqual(expect.arrayContaining(["2106.09685", "math/0309136"]));
     expect(await search("limit=1")).toHaveLength(1);
     expect((await hub.request("/api/papers/search?limit=0")).status).toBe(400);
+  });
+
+  it("lists submissions as daily papers, newest first, by period and submitter, as list_daily_papers asks", async () => {
+    const daily = async (query = "") => {
+      const response = await hub.request(`/api/daily_papers${query}`);
+      expect(response.status, query).toBe(200);
+      return readJson<DailyPaper[]>(response);
+    };
+    const all = await daily();
+    expect(all.map((entry) => entry.paper.id)).toEqual(["math/0309136", "2106.09685"]);
+    expect(all[1]).toMatchObject({
+      title: LORA.title,
+      submittedOnDailyBy: { user: "alice", avatarUrl: `${hub.url}/api/users/alice/avatar` },
+      paper: { publishedAt: "2021-06-17T00:00:00.000Z", summary: LORA.summary },
+    });
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await daily(`?date=${today}`)).length).toBe(2);
+    expect(await daily("?date=2020-01-01")).toEqual([]);
+    expect((await daily(`?month=${today.slice(0, 7)}`)).length).toBe(2);
+    expect((await daily("?submitter=alice")).length).toBe(2);
+    expect(await daily("?submitter=bob")).toEqual([]);
+    expect((await daily("?p=1&limit=1")).map((entry) => entry.paper.id)).toEqual(["2106.09685"]);
+    expect((await daily("?sort=publishedAt")).length).toBe(2);
+    for (const [query, status, code] of [
+      ["?sort=trending", 400, "unsupported_parameter"],
+      [`?date=${today}&month=${today.slice(0, 7)}`, 400, "invalid_value"],
+      ["?date=2026-02-30", 400, "invalid_value"],
+      ["?week=2021-W53", 400, "invalid_value"],
+      ["?week=2026-1", 400, "validation_failed"],
+    ] as const) {
+      await refused(await hub.request(`/api/daily_papers${query}`), status, code);
+    }
+  });
+
+  it("reads a paper as Markdown at /papers/{id}.md, as read_paper asks", async () => {
+    const response = await hub.request("/papers/2106.09685.md");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+    const text = await response.text();
+    expect(text.startsWith(`# ${LORA.title}\n`)).toBe(true);
+    expect(text).toContain("**Authors:** Edward J. Hu, Yelong Shen, Phillip Wallis");
+    expect(text).toContain(`## Abstract\n\n${LORA.summary}`);
+    expect((await hub.request("/papers/2301.00001.md")).status).toBe(404);
+    expect((await hub.request("/papers/nonsense.md")).status).toBe(400);
   });
 
   it("withdraws only the caller's own submissions, and the paper nothing else refers to with them", async () => {
