@@ -88,6 +88,21 @@ export const RepoConflict = Type.Object(
   { title: "RepoConflict" },
 );
 
+/** `POST /api/{type}s/{id}/duplicate`, as `huggingface_hub`'s duplicate_repo sends it. */
+export const DuplicateRepoRequest = Type.Object(
+  {
+    repository: Type.String({ description: "The copy's `<namespace>/<name>`." }),
+    visibility: Type.Optional(
+      Type.Union([Type.Literal("public"), Type.Literal("private"), Type.Literal("protected")], {
+        description: "The copy's visibility; the source's when left out.",
+      }),
+    ),
+    private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  },
+  { additionalProperties: true, title: "DuplicateRepoRequest" },
+);
+export type DuplicateRepoRequest = Static<typeof DuplicateRepoRequest>;
+
 /** `DELETE /api/repos/delete`, with a JSON body as the Hugging Face clients send it. */
 export const HfDeleteRepoRequest = Type.Object(
   {

@@ -115,6 +115,41 @@ export function createRepoStorage(dataDir: string) {
       }
     },
 
+    /**
+     * Copies every branch and tag of one repository into another (replacing
+     * the target's own) with git's local fetch, and returns the refs the
+     * target then has with their commits.
+     */
+    async copyRefs(fromId: string, toId: string): Promise<Array<{ ref: string; sha: string }>> {
+      await runGit(
+        [
+          "fetch",
+          "--quiet",
+          "--no-tags",
+          "--force",
+          "--end-of-options",
+          pathOf(fromId),
+          "+refs/heads/*:refs/heads/*",
+          "+refs/tags/*:refs/tags/*",
+        ],
+        { cwd: pathOf(toId) },
+      );
+      const out = await runGit(
+        ["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags"],
+        {
+          cwd: pathOf(toId),
+        },
+      );
+      return out
+        .toString("utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [ref = "", sha = ""] = line.split(" ");
+          return { ref, sha };
+        });
+    },
+
     /** Whether pushes may rewrite history (receive.denyNonFastForwards, which git enforces itself). */
     async setForcePushDenied(id: string, denied: boolean): Promise<void> {
       await runGit(["config", "receive.denyNonFastForwards", denied ? "true" : "false"], { cwd: pathOf(id) });

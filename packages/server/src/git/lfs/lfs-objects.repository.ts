@@ -21,4 +21,16 @@ export const lfsObjectsRepository = {
       .values({ repository_id: repositoryId, oid, size, created_at: at })
       .onConflict((oc) => oc.columns(["repository_id", "oid"]).doNothing())
       .execute(),
+
+  /** The LFS objects linked to a repository, oldest link first. */
+  async ofRepository(db: DbOrTx, repositoryId: string) {
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select(["oid", "size", "created_at"])
+      .where("repository_id", "=", repositoryId)
+      .orderBy("created_at")
+      .orderBy("oid")
+      .execute();
+    return rows.map((row) => ({ ...row, size: Number(row.size) }));
+  },
 };

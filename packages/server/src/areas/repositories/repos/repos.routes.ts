@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   ApiErrorRef,
   CreateRepoRequest,
+  DuplicateRepoRequest,
   GatedSetting,
   HfCreateRepoRequest,
   HfCreateRepoResponse,
@@ -19,7 +20,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
-import { HubError } from "../../../errors.js";
+import { HubError, badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import type { ReposService } from "./repos.service.js";
 import { infoQuery, listingQuery } from "./listing-query.js";
@@ -29,6 +30,7 @@ import {
   nextPageUrl,
   repoAccess,
   repoPathAccess,
+  repoPathAction,
   repositoryOf,
 } from "../../../http/repo-access.js";
 
@@ -50,6 +52,16 @@ async function createOrConflict(
     throw err;
   }
 }
+
+/** What `duplicate_repo` may send for a Space's runtime, which the hub does not run. */
+const SPACE_RUNTIME_FIELDS = [
+  "hardware",
+  "storageTier",
+  "sleepTimeSeconds",
+  "secrets",
+  "variables",
+  "volumes",
+];
 
 /** The namespace a Hugging Face-shaped body names: its organization, else the caller. */
 function namespaceOf(body: { organization?: string | null }, principal: Principal | null): string {
@@ -199,6 +211,49 @@ export function reposRoutes({
     );
 
     for (const type of REPO_TYPES) {
+      app.post(
+        `/api/${type}s/:owner/:name/duplicate`,
+        {
+          schema: {
+            operationId: `repos_duplicate_${type}`,
+            tags: ["Repositories"],
+            summary:
+              "Copy a repository you may download, with its branches, tags and LFS objects, to a new one in a namespace you may write to.",
+            body: DuplicateRepoRequest,
+            response: { 200: Type.Object({ url: Type.String() }), 404: ApiErrorRef, 409: RepoConflict },
+          },
+          config: { access: repoPathAction(repos, type, "repo:download") },
+        },
+        async (request, reply) => {
+          const { body } = request;
+          const unsupported = SPACE_RUNTIME_FIELDS.find((field) => field in body);
+          if (unsupported !== undefined) {
+            throw badRequest(
+              "unsupported_parameter",
+              `${unsupported}: this hub does not run Spaces, so it keeps no runtime settings; duplicate without it.`,
+              unsupported,
+            );
+          }
+          const [owner = "", name = "", ...rest] = body.repository.split("/");
+          if (rest.length > 0 || !owner || !name) {
+            throw badRequest(
+              "invalid_repo_name",
+              `"${body.repository}" is not <namespace>/<name>.`,
+              "repository",
+            );
+          }
+          await authorize(request.principal, "repo:write", await repos.namespace(owner));
+          const source = repositoryOf(request);
+          const isPrivate = body.visibility
+            ? body.visibility !== "public"
+            : (body.private ?? source.row.private === 1);
+          const copy = await createOrConflict(reply, repos, type, `${owner}/${name}`, () =>
+            repos.duplicate(source, { owner, name, private: isPrivate }, principalOf(request).handle),
+          );
+          return copy ? { url: repos.webUrl(type, copy.fullName) } : reply;
+        },
+      );
+
       app.put(
         `/api/${type}s/:owner/:name/settings`,
         {

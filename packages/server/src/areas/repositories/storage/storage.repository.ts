@@ -12,19 +12,6 @@ export const storageRepository = {
       .orderBy("name")
       .execute(),
 
-  /** The LFS objects linked to a repository, oldest upload first. */
-  async lfsObjects(db: DbOrTx, repositoryId: string) {
-    const rows = await db
-      .selectFrom("lfs_objects")
-      .select(["oid", "size", "created_at"])
-      .where("repository_id", "=", repositoryId)
-      .orderBy("created_at")
-      .orderBy("oid")
-      .execute();
-    // PostgreSQL returns bigint as a string.
-    return rows.map((row) => ({ ...row, size: Number(row.size) }));
-  },
-
   /** The bytes of LFS objects linked to each of the repositories. */
   async lfsBytes(db: DbOrTx, repositoryIds: string[]): Promise<Map<string, number>> {
     if (repositoryIds.length === 0) return new Map();

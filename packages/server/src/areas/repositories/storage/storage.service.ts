@@ -100,7 +100,7 @@ export function createStorageService(deps: StorageServiceDeps) {
     /** The LFS objects of a repository, each with a path that points to it somewhere in the history (empty when none does). */
     async lfsFiles(repo: FoundRepo): Promise<LfsFileEntry[]> {
       const [objects, uses] = await Promise.all([
-        storageRepository.lfsObjects(db, repo.row.id),
+        lfsObjectsRepository.ofRepository(db, repo.row.id),
         maintenance.lfsUses(repo.row.id, "reachable"),
       ]);
       return objects.map((object) => ({
@@ -134,7 +134,7 @@ export function createStorageService(deps: StorageServiceDeps) {
           "sha",
         );
       const linked = new Map(
-        (await storageRepository.lfsObjects(db, repo.row.id)).map((object) => [object.oid, object.size]),
+        (await lfsObjectsRepository.ofRepository(db, repo.row.id)).map((object) => [object.oid, object.size]),
       );
       const unknown = wanted.find((oid) => !linked.has(oid));
       if (unknown !== undefined) {
@@ -226,7 +226,7 @@ export function createStorageService(deps: StorageServiceDeps) {
       let freedBytes = 0;
       for (const repositoryId of await storageRepository.reposWithLinksBefore(db, cutoff)) {
         const [objects, uses] = await Promise.all([
-          storageRepository.lfsObjects(db, repositoryId),
+          lfsObjectsRepository.ofRepository(db, repositoryId),
           maintenance.lfsUses(repositoryId, "reachable"),
         ]);
         const unused = objects.filter((object) => object.created_at < cutoff && !uses.has(object.oid));
