@@ -17,6 +17,7 @@ import { papersRoutes } from "../areas/community/papers/papers.routes.js";
 import type { PapersService } from "../areas/community/papers/papers.service.js";
 import { followsRoutes } from "../areas/accounts/follows/follows.routes.js";
 import { storageRoutes } from "../areas/repositories/storage/storage.routes.js";
+import { tagsRoutes } from "../areas/repositories/tags/tags.routes.js";
 import type { StorageService } from "../areas/repositories/storage/storage.service.js";
 import type { FollowsService } from "../areas/accounts/follows/follows.service.js";
 import type { HardwareService } from "../areas/accounts/hardware/hardware.service.js";
@@ -272,6 +273,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
   await app.register(followsRoutes({ follows: deps.follows, publicUrl: config.publicUrl }));
+  await app.register(tagsRoutes());
   await app.register(storageRoutes({ storage: deps.repoStorage, repos: deps.repos, orgs: deps.orgs }));
   await app.register(billingRoutes({ billing: deps.billing }));
   await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
