@@ -324,7 +324,8 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
             LITERAL_PATHS,
           );
           const [sha = "", title = "", date = ""] = out.toString("utf8").trim().split("\x1f");
-          if (sha) found.set(next, { id: sha, title, date });
+          // The clients parse dates in UTC with milliseconds (`…T01:02:03.000Z`).
+          if (sha) found.set(next, { id: sha, title, date: new Date(date).toISOString() });
         }
       };
       await Promise.all(Array.from({ length: LAST_COMMIT_CONCURRENCY }, worker));

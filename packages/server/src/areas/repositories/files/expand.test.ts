@@ -88,8 +88,8 @@ describe.each(DIALECTS)("expand and blobs, on %s", (dialect) => {
     });
     // A folder's last commit is the last one that changed anything under it.
     expect(expanded.get("docs")?.lastCommit?.id).toBe(commits.docs);
-    const date = expanded.get("hello.txt")?.lastCommit?.date ?? "";
-    expect(Number.isNaN(Date.parse(date))).toBe(false);
+    // The format the Python client parses: UTC with milliseconds.
+    expect(expanded.get("hello.txt")?.lastCommit?.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(expanded.get("weights.bin")?.lastCommit?.id).not.toBe(commits.docs);
   });
 
