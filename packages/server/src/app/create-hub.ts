@@ -151,7 +151,7 @@ export async function createHub(
     }),
     createCardCitations({ db, clock, repoFiles, logger }),
   );
-  const repos = createReposService({ db, storage, repoFiles, events, clock, config });
+  const repos = createReposService({ db, storage, repoFiles, objectStore, events, clock, config });
   const git = createGitService({ storage, repos, maxGitBlobBytes: config.maxGitBlobBytes });
   const usernames = createUsernameService({
     db,

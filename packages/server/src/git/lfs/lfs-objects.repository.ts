@@ -33,4 +33,16 @@ export const lfsObjectsRepository = {
       .execute();
     return rows.map((row) => ({ ...row, size: Number(row.size) }));
   },
+
+  /** Which of the objects some repository still holds. */
+  async heldAnywhere(db: DbOrTx, oids: string[]): Promise<Set<string>> {
+    if (oids.length === 0) return new Set();
+    const rows = await db
+      .selectFrom("lfs_objects")
+      .select("oid")
+      .distinct()
+      .where("oid", "in", oids)
+      .execute();
+    return new Set(rows.map((row) => row.oid));
+  },
 };

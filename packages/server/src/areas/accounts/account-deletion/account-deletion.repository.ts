@@ -29,16 +29,6 @@ export const accountDeletionRepository = {
             .execute()
         ).map((row) => row.oid),
 
-  /** Of these objects, those some repository still links. */
-  linkedOids: async (db: DbOrTx, oids: string[]) =>
-    oids.length === 0
-      ? new Set<string>()
-      : new Set(
-          (
-            await db.selectFrom("lfs_objects").select("oid").distinct().where("oid", "in", oids).execute()
-          ).map((row) => row.oid),
-        ),
-
   /** The account's tokens, sessions and keys by type. */
   async credentials(db: DbOrTx, userId: string) {
     const [tokens, sessions, keys] = await Promise.all([

@@ -15,6 +15,7 @@ import type { Db } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
+import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import { ZERO_OID, type RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import {
@@ -72,13 +73,23 @@ export interface ReposServiceDeps {
   db: Db;
   storage: RepoStorage;
   repoFiles: RepoFiles;
+  /** Where LFS objects live: a deleted repository's objects leave it once no other repository holds them. */
+  objectStore: ObjectStore;
   events: RepoEvents;
   clock: () => Date;
   config: Pick<Config, "publicUrl" | "gitPublicUrl" | "sshPublicUrl">;
 }
 
 /** Repositories: creation, lookup, deletion and what clients read about them. */
-export function createReposService({ db, storage, repoFiles, events, clock, config }: ReposServiceDeps) {
+export function createReposService({
+  db,
+  storage,
+  repoFiles,
+  objectStore,
+  events,
+  clock,
+  config,
+}: ReposServiceDeps) {
   /** Whether the caller may read a repository, by the one authorization decision. */
   async function mayRead(principal: Principal | null, repo: FoundRepo): Promise<boolean> {
     const resource = repoResource(repo);
@@ -417,8 +428,14 @@ export function createReposService({ db, storage, repoFiles, events, clock, conf
 
     /** Deletes the repository's record, then its data. */
     async remove(repo: FoundRepo, actor: string): Promise<void> {
+      const objects = await lfsObjectsRepository.ofRepository(db, repo.row.id);
       await reposRepository.delete(db, repo.row.id);
       await storage.remove(repo.row.id);
+      const stillHeld = await lfsObjectsRepository.heldAnywhere(
+        db,
+        objects.map((object) => object.oid),
+      );
+      for (const { oid } of objects) if (!stillHeld.has(oid)) await objectStore.remove(oid);
       await events.publish({ scope: "repo", action: "delete", repo, actor });
     },
 

@@ -34,18 +34,6 @@ export const storageRepository = {
           .execute()
           .then(() => undefined),
 
-  /** Which of the objects some repository still links. */
-  async linkedAnywhere(db: DbOrTx, oids: string[]): Promise<Set<string>> {
-    if (oids.length === 0) return new Set();
-    const rows = await db
-      .selectFrom("lfs_objects")
-      .select("oid")
-      .distinct()
-      .where("oid", "in", oids)
-      .execute();
-    return new Set(rows.map((row) => row.oid));
-  },
-
   /** Repositories holding LFS links made before `cutoff`: the ones a collection may free something in. */
   async reposWithLinksBefore(db: DbOrTx, cutoff: string): Promise<string[]> {
     const rows = await db

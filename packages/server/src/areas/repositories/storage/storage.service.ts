@@ -62,7 +62,7 @@ export function createStorageService(deps: StorageServiceDeps) {
   async function release(repositoryId: string, objects: Array<{ oid: string; size: number }>) {
     const oids = objects.map((o) => o.oid);
     await storageRepository.unlink(db, repositoryId, oids);
-    const stillLinked = await storageRepository.linkedAnywhere(db, oids);
+    const stillLinked = await lfsObjectsRepository.heldAnywhere(db, oids);
     let freedBytes = 0;
     for (const object of objects) {
       if (stillLinked.has(object.oid)) continue;

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { uploadFiles } from "@huggingface/hub";
 import type { ApiError, CommitItem, LfsFileEntry, RepoStorageEntry, TreeEntry } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -273,5 +275,34 @@ describe("the LFS collector", () => {
     const file = await hub.request("/alice/collected/resolve/main/model.bin", { token: alice });
     expect(sha256(Buffer.from(await file.arrayBuffer()))).toBe(sha256(second));
     expect(hub.logs.join("\n")).toContain("LFS collector freed unreferenced objects");
+  });
+
+  it("removes a deleted repository's LFS objects once no other repository holds them", async () => {
+    const shared = randomBytes(30_000);
+    const oid = sha256(shared);
+    const stored = path.join(hub.dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
+    for (const name of ["first", "second"]) {
+      const created = await hub.request("/api/repos", {
+        method: "POST",
+        token: alice,
+        json: { repo_id: `alice/${name}` },
+      });
+      expect(created.status).toBe(201);
+      await uploadFiles({
+        repo: { type: "model", name: `alice/${name}` },
+        accessToken: alice,
+        hubUrl: hub.url,
+        files: [{ path: "shared.bin", content: new Blob([shared]) }],
+      });
+    }
+    expect(existsSync(stored)).toBe(true);
+    const remove = (name: string) =>
+      hub.request("/api/repos/delete", { method: "DELETE", token: alice, json: { name, type: "model" } });
+    expect((await remove("first")).status).toBe(204);
+    expect(existsSync(stored)).toBe(true);
+    const second = await hub.request("/alice/second/resolve/main/shared.bin", { token: alice });
+    expect(sha256(Buffer.from(await second.arrayBuffer()))).toBe(oid);
+    expect((await remove("second")).status).toBe(204);
+    expect(existsSync(stored)).toBe(false);
   });
 });
