@@ -1,7 +1,13 @@
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { createFilesService } from "../areas/repositories/files/files.service.js";
 import { createRefsService } from "../areas/repositories/refs/refs.service.js";
 import { createRepoFiles } from "../git/repo-files.js";
+import {
+  batchCommandSupported,
+  createObjectReader,
+  createSpawningObjectReader,
+} from "../git/object-reader.js";
 import type { Logger } from "pino";
 import { createAccountService } from "../areas/accounts/account/account.service.js";
 import { createAvatarStore } from "../areas/accounts/profile/avatar-store.js";
@@ -174,8 +180,13 @@ export async function createHub(
     allowPrivateTargets: config.webhooks.allowPrivate,
     notify: deliveries.notify,
   });
+  await mkdir(config.dataDir, { recursive: true });
+  const objectReader = (await batchCommandSupported(config.dataDir))
+    ? createObjectReader(storage)
+    : createSpawningObjectReader(storage);
   const files = createFilesService({
     db,
+    reader: objectReader,
     repos,
     storage,
     files: repoFiles,
@@ -292,6 +303,7 @@ export async function createHub(
     authenticate,
     authorize,
     close: async () => {
+      objectReader.close();
       await mfaFailures.close();
       await openid.close();
       await db.destroy();

@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 
 /** Something that can be sent whole or in part. */
@@ -18,10 +18,13 @@ export function sendRanged(
   rangeHeader: string | undefined,
 ): FastifyReply {
   const { size } = body;
+  // HEAD reads nothing: an empty stream keeps the Content-Length that says how much GET would send.
+  const open = (range?: { start: number; end: number }) =>
+    reply.request.method === "HEAD" ? Readable.from([]) : body.open(range);
   reply.header("accept-ranges", "bytes");
   const match = rangeHeader ? /^bytes=(\d*)-(\d*)$/.exec(rangeHeader.trim()) : null;
   if (!match || (match[1] === "" && match[2] === "")) {
-    return reply.header("content-length", String(size)).send(body.open());
+    return reply.header("content-length", String(size)).send(open());
   }
   const [start, end] =
     match[1] === ""
@@ -34,5 +37,5 @@ export function sendRanged(
     .status(206)
     .header("content-range", `bytes ${start}-${end}/${size}`)
     .header("content-length", String(end - start + 1))
-    .send(body.open({ start, end }));
+    .send(open({ start, end }));
 }

@@ -370,13 +370,17 @@ export function filesRoutes({
           .header("x-linked-size", String(size));
         return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
       }
-      const content = await repoFiles.readBlob(repo.row.id, entry.oid);
       reply.header("etag", `"${entry.oid}"`);
+      // HEAD reads no content; a small file's content came with its entry.
+      const content = entry.content ?? (request.method === "HEAD" ? null : await files.blob(repo, entry.oid));
       return sendRanged(
         reply,
         {
-          size: content.length,
-          open: (range) => Readable.from([range ? content.subarray(range.start, range.end + 1) : content]),
+          size: entry.size,
+          open: (range) =>
+            Readable.from([
+              range && content ? content.subarray(range.start, range.end + 1) : (content ?? Buffer.alloc(0)),
+            ]),
         },
         request.headers.range,
       );

@@ -5,7 +5,8 @@ import { HubError, badRequest, entryNotFound, revisionNotFound } from "../../../
 import { lfsMatcher } from "../../../git/gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
-import { lfsPointer } from "../../../git/lfs-pointer.js";
+import { MAX_POINTER_SIZE, lfsPointer, parseLfsPointer } from "../../../git/lfs-pointer.js";
+import type { ObjectReader } from "../../../git/object-reader.js";
 import { pathProblem } from "../../../git/path-rules.js";
 import {
   BranchMovedError,
@@ -19,6 +20,9 @@ import type { RepoStorage } from "../../../git/repo-storage.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
+
+/** What may name a revision: a ref name or commit id, never an expression git would evaluate over the history. */
+const REVISION = /^(?!-)(?!.*@\{)(?!.*\.\.)[^\s:\\^~?*[\0]{1,255}$/;
 
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)[A-Za-z0-9._/-]{1,200}(?<!\/)$/;
 
@@ -75,6 +79,8 @@ interface CommitLine {
 
 export interface FilesServiceDeps {
   db: Db;
+  /** Long-lived object lookups for the read path (revisions, entries, blobs). */
+  reader: ObjectReader;
   repos: ReposService;
   storage: RepoStorage;
   files: RepoFiles;
@@ -83,10 +89,29 @@ export interface FilesServiceDeps {
 }
 
 /** The Hugging Face-compatible file API over a repository: revisions, trees, preupload, commits and downloads. */
-export function createFilesService({ db, repos, storage, files, store, maxGitBlobBytes }: FilesServiceDeps) {
-  async function resolve(repo: FoundRepo, revision: string): Promise<string> {
+export function createFilesService({
+  db,
+  reader,
+  repos,
+  storage,
+  files,
+  store,
+  maxGitBlobBytes,
+}: FilesServiceDeps) {
+  /**
+   * The commit a revision names, or null. A revision is a ref name, a
+   * commit id or `HEAD` (the default branch); nothing git would read as an
+   * expression over the history (`:/text`, `a:b`) is looked up.
+   */
+  async function commitOf(repo: FoundRepo, revision: string): Promise<string | null> {
     const ref = revision === "HEAD" || revision === "" ? repo.row.default_branch : revision;
-    const sha = await storage.resolveRef(repo.row.id, ref);
+    if (!REVISION.test(ref)) return null;
+    const found = await reader.info(repo.row.id, `${ref}^{commit}`);
+    return found?.type === "commit" ? found.oid : null;
+  }
+
+  async function resolve(repo: FoundRepo, revision: string): Promise<string> {
+    const sha = await commitOf(repo, revision);
     if (!sha) throw revisionNotFound(revision, repo.fullName);
     return sha;
   }
@@ -113,9 +138,7 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
       const parts = joined.split("/");
       for (let take = Math.min(parts.length, 4); take >= 1; take--) {
         const revision = parts.slice(0, take).join("/");
-        const commit = revision
-          ? await storage.resolveRef(repo.row.id, revision === "HEAD" ? repo.row.default_branch : revision)
-          : null;
+        const commit = revision ? await commitOf(repo, revision) : null;
         if (commit) return { revision, commit, path: parts.slice(take).join("/") };
       }
       throw revisionNotFound(parts[0] ?? "", repo.fullName);
@@ -293,12 +316,31 @@ export function createFilesService({ db, repos, storage, files, store, maxGitBlo
       return (await lfsObjectsRepository.linked(db, repo.row.id, [oid])).get(oid);
     },
 
-    /** One entry of a commit, or EntryNotFound. */
-    async entry(repo: FoundRepo, commit: string, path: string): Promise<TreeEntry> {
+    /**
+     * One file of a commit, or EntryNotFound; a small file comes with its
+     * content (read anyway to tell an LFS pointer), so a download reads it once.
+     */
+    async entry(repo: FoundRepo, commit: string, path: string): Promise<TreeEntry & { content?: Buffer }> {
       checkPath(path);
-      const entry = (await files.pathsInfo(repo.row.id, commit, [path]))[0];
-      if (!entry || entry.type !== "file") throw entryNotFound(path, commit);
-      return entry;
+      const name = `${commit}:${path}`;
+      const found = await reader.info(repo.row.id, name);
+      if (found?.type !== "blob") throw entryNotFound(path, commit);
+      const entry = { type: "file" as const, path, oid: found.oid, size: found.size };
+      if (found.size > MAX_POINTER_SIZE) return entry;
+      const content = (await reader.contents(repo.row.id, found.oid))?.content ?? Buffer.alloc(0);
+      const pointer = parseLfsPointer(content);
+      return pointer
+        ? {
+            ...entry,
+            size: pointer.size,
+            lfs: { oid: pointer.oid, size: pointer.size, pointerSize: found.size },
+          }
+        : { ...entry, content };
+    },
+
+    /** A blob's content. */
+    async blob(repo: FoundRepo, oid: string): Promise<Buffer> {
+      return (await reader.contents(repo.row.id, oid))?.content ?? Buffer.alloc(0);
     },
   };
 }
