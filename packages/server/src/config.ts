@@ -112,6 +112,8 @@ export interface Config {
   reauthWindowSeconds: number;
   sessionTtlSeconds: number;
   rateLimit: RateLimitConfig;
+  /** File downloads (`resolve`, `raw`) count in a bucket of their own, sized for downloading whole repositories. */
+  downloadRateLimit: RateLimitConfig;
   logLevel: string;
   trustProxy: boolean;
   router: RouterConfig;
@@ -296,6 +298,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: {
       limit: integer(env, "HUB_RATE_LIMIT", 1000, 1, 1_000_000_000),
       windowSeconds: integer(env, "HUB_RATE_LIMIT_WINDOW", 300, 1, 86_400),
+    },
+    downloadRateLimit: {
+      limit: integer(env, "HUB_DOWNLOAD_RATE_LIMIT", 20_000, 1, 1_000_000_000),
+      windowSeconds: integer(env, "HUB_DOWNLOAD_RATE_LIMIT_WINDOW", 300, 1, 86_400),
     },
     logLevel: env.HUB_LOG_LEVEL || "info",
     trustProxy: flag(env, "HUB_TRUST_PROXY"),

@@ -21,6 +21,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
     mfaFailures: createRateLimiter(config, config.mfa.failures, logger, { failClosed: true }),
   });
   const rateLimiter = createRateLimiter(config, config.rateLimit, logger);
+  const downloadRateLimiter = createRateLimiter(config, config.downloadRateLimit, logger);
 
   await hub.storage.installHooks();
 
@@ -30,6 +31,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
       ...hub,
       config,
       rateLimiter,
+      downloadRateLimiter,
       version: hubVersion(),
     });
     const url = await app.listen();
@@ -52,6 +54,7 @@ export async function serve(config: Readonly<Config>, surfaces: readonly Surface
     await hub.deliveries.stop();
     await hub.lfsCollector.stop();
     await rateLimiter.close();
+    await downloadRateLimiter.close();
     await hub.close();
     logger.info("stopped");
     logger.flush(() => process.exit(0));

@@ -89,6 +89,7 @@ export interface AppDeps {
   authenticate: Authenticate;
   authorize: Authorize;
   rateLimiter: RateLimiter;
+  downloadRateLimiter: RateLimiter;
   account: AccountService;
   profiles: ProfileService;
   identities: SocialIdentities;
@@ -167,6 +168,8 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     authorize: deps.authorize,
     rateLimiter: deps.rateLimiter,
     rateLimit: config.rateLimit,
+    downloadRateLimiter: deps.downloadRateLimiter,
+    downloadRateLimit: config.downloadRateLimit,
   });
   return app;
 }

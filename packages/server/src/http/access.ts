@@ -30,6 +30,8 @@ declare module "fastify" {
     access?: Access;
     /** Exempt from rate limiting (health probes). */
     unmetered?: boolean;
+    /** Counted in the file-download bucket (`resolve`, `raw`) instead of the API's. */
+    meter?: "downloads";
     /** The body may also come form-encoded (what the Python client sends for paths-info). */
     formBody?: boolean;
     /** The body is raw bytes (an uploaded file) that the route's own content parser reads and checks. */
@@ -98,6 +100,9 @@ export interface AccessDeps {
   authorize: Authorize;
   rateLimiter: RateLimiter;
   rateLimit: RateLimitConfig;
+  /** The bucket file downloads count in, apart from the API's. */
+  downloadRateLimiter: RateLimiter;
+  downloadRateLimit: RateLimitConfig;
 }
 
 /**
@@ -107,7 +112,7 @@ export interface AccessDeps {
  */
 export function installAccess(
   app: FastifyInstance,
-  { authenticate, authorize, rateLimiter, rateLimit }: AccessDeps,
+  { authenticate, authorize, rateLimiter, rateLimit, downloadRateLimiter, downloadRateLimit }: AccessDeps,
 ): void {
   app.decorateRequest("principal", null);
   app.decorateRequest("authorized", false);
@@ -144,8 +149,11 @@ export function installAccess(
   /** Counts the request against its bucket: the credential's, or the address's when anonymous or rejected. */
   async function meter(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const bucket = request.principal ? credentialKey(request.principal) : `ip:${request.ip}`;
-    const state = await rateLimiter.hit(bucket);
-    const headers = rateLimitHeaders(rateLimit, state);
+    const downloads = request.routeOptions.config.meter === "downloads";
+    const state = downloads
+      ? await downloadRateLimiter.hit(`downloads:${bucket}`)
+      : await rateLimiter.hit(bucket);
+    const headers = rateLimitHeaders(downloads ? downloadRateLimit : rateLimit, state);
     reply.headers(headers);
     if (!state.allowed) {
       throw new HubError(429, "rate_limited", `Too many requests; retry in ${state.resetSeconds} seconds.`, {

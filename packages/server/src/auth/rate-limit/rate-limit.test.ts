@@ -47,6 +47,43 @@ describe("one quota shared by two hub processes through Redis", () => {
   });
 });
 
+describe("file downloads in a bucket of their own", () => {
+  let hub: TestHub;
+  let token: string;
+
+  beforeAll(async () => {
+    hub = await startHub({
+      env: { HUB_RATE_LIMIT: "5", HUB_DOWNLOAD_RATE_LIMIT: "4", HUB_DOWNLOAD_RATE_LIMIT_WINDOW: "3600" },
+    });
+    await hub.createUser("alice");
+    token = await hub.createToken("alice");
+  });
+  afterAll(() => hub?.stop());
+
+  it("counts resolve and raw apart from the API, each with its own quota", async () => {
+    const created = await hub.request("/api/repos", {
+      method: "POST",
+      token,
+      json: { repo_id: "alice/files" },
+    });
+    expect(created.status).toBe(201);
+    expect(remainingOf(created)).toBe(4);
+    const seen: number[] = [];
+    for (const mode of ["resolve", "raw", "resolve", "raw"]) {
+      const response = await hub.request(`/alice/files/${mode}/main/.gitattributes`, { token });
+      expect(response.status).toBe(200);
+      seen.push(remainingOf(response));
+    }
+    expect(seen).toEqual([3, 2, 1, 0]);
+    const refused = await hub.request("/alice/files/resolve/main/.gitattributes", { token, method: "HEAD" });
+    expect(refused.status).toBe(429);
+    // The API's quota is untouched by the downloads.
+    const api = await hub.request("/api/whoami", { token });
+    expect(api.status).toBe(200);
+    expect(remainingOf(api)).toBe(3);
+  });
+});
+
 describe("the in-memory limiter", () => {
   it("starts a new window on the clock's window boundary", async () => {
     let now = 1_000_000_000_000;

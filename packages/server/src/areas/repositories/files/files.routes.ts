@@ -326,7 +326,10 @@ export function filesRoutes({
       for (const mode of ["resolve", "raw"] as const) {
         app.get(
           `${web}/${mode}/*`,
-          { schema: { hide: true }, config: { access: repoAccess(repos, "repo:download", webLocate) } },
+          {
+            schema: { hide: true },
+            config: { access: repoAccess(repos, "repo:download", webLocate), meter: "downloads" },
+          },
           (request, reply) => download(request, reply, type, mode),
         );
       }
