@@ -200,7 +200,15 @@ export async function createHub(
     storage,
     repoFiles,
   });
-  const preferences = createContentPreferencesService({ db, clock, repos, storage, repoFiles, authorize });
+  const preferences = createContentPreferencesService({
+    db,
+    clock,
+    repos,
+    storage,
+    repoFiles,
+    authorize,
+    logger,
+  });
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
@@ -304,6 +312,7 @@ export async function createHub(
     authorize,
     close: async () => {
       objectReader.close();
+      await preferences.flush();
       await mfaFailures.close();
       await openid.close();
       await db.destroy();

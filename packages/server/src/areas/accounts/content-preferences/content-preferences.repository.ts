@@ -17,14 +17,33 @@ export const contentPreferencesRepository = {
   },
 
   /** Counts one more `kind` of activity by the account on the repository. */
-  async record(db: DbOrTx, userId: string, repositoryId: string, kind: string, at: string) {
+  /** Adds `count` occurrences of an activity, the first at `firstAt` and the last at `lastAt`. */
+  async record(
+    db: DbOrTx,
+    activity: {
+      userId: string;
+      repositoryId: string;
+      kind: string;
+      count: number;
+      firstAt: string;
+      lastAt: string;
+    },
+  ) {
     await db
       .insertInto("account_activity")
-      .values({ user_id: userId, repository_id: repositoryId, kind, count: 1, first_at: at, last_at: at })
+      .values({
+        user_id: activity.userId,
+        repository_id: activity.repositoryId,
+        kind: activity.kind,
+        count: activity.count,
+        first_at: activity.firstAt,
+        last_at: activity.lastAt,
+      })
       .onConflict((oc) =>
-        oc
-          .columns(["user_id", "repository_id", "kind"])
-          .doUpdateSet({ count: sql<number>`account_activity.count + 1`, last_at: at }),
+        oc.columns(["user_id", "repository_id", "kind"]).doUpdateSet({
+          count: sql<number>`account_activity.count + ${activity.count}`,
+          last_at: activity.lastAt,
+        }),
       )
       .execute();
   },

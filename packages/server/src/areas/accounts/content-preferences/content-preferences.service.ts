@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import type {
   ContentFilter,
@@ -35,6 +36,7 @@ export interface ContentPreferencesDeps {
   storage: RepoStorage;
   repoFiles: RepoFiles;
   authorize: Authorize;
+  logger: Logger;
 }
 
 /**
@@ -42,6 +44,9 @@ export interface ContentPreferencesDeps {
  * filters), interests learned from its real activity (the tags of
  * repositories it downloaded), and what it asked not to be recommended.
  */
+/** How long downloads are counted in memory before they are written. */
+const DOWNLOAD_FLUSH_MS = 1000;
+
 export function createContentPreferencesService({
   db,
   clock,
@@ -49,7 +54,32 @@ export function createContentPreferencesService({
   storage,
   repoFiles,
   authorize,
+  logger,
 }: ContentPreferencesDeps) {
+  const pendingDownloads = new Map<
+    string,
+    { userId: string; repositoryId: string; kind: string; count: number; firstAt: string; lastAt: string }
+  >();
+  let flushTimer: NodeJS.Timeout | null = null;
+
+  /** Writes the counted downloads; one whose repository or account is gone meanwhile has nothing to count for. */
+  async function flushDownloads(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
+    const batch = [...pendingDownloads.values()];
+    pendingDownloads.clear();
+    for (const activity of batch) {
+      await contentPreferencesRepository
+        .record(db, activity)
+        .catch((err: unknown) =>
+          logger.warn(
+            { err: (err as Error).message },
+            "a download could not be counted for learned interests",
+          ),
+        );
+    }
+  }
+
   /** The repository if the caller may still read it. */
   async function readable(principal: Principal, id: string): Promise<FoundRepo | null> {
     const repo = await repos.findById(id);
@@ -71,6 +101,7 @@ export function createContentPreferencesService({
   }
 
   async function learned(principal: Principal, hidden: Set<string>): Promise<LearnedInterest[]> {
+    await flushDownloads();
     const activity = await contentPreferencesRepository.activity(db, principal.userId, LEARN_FROM);
     const interests = new Map<string, LearnedInterest>();
     for (const row of activity) {
@@ -135,13 +166,38 @@ export function createContentPreferencesService({
 
     /** Forgets the activity interests were learned from. */
     async clearLearned(userId: string): Promise<void> {
+      for (const [key, waiting] of pendingDownloads)
+        if (waiting.userId === userId) pendingDownloads.delete(key);
       await contentPreferencesRepository.clearActivity(db, userId);
     },
 
-    /** Records that the account downloaded a file of the repository. */
+    /**
+     * Records that the account downloaded a file of the repository: counted
+     * in memory and written within a second (one write for a whole snapshot
+     * download, not one per file); reading interests writes what waits first.
+     */
     async recordDownload(userId: string, repositoryId: string): Promise<void> {
-      await contentPreferencesRepository.record(db, userId, repositoryId, "download", clock().toISOString());
+      const at = clock().toISOString();
+      const key = `${userId} ${repositoryId}`;
+      const waiting = pendingDownloads.get(key);
+      if (waiting) {
+        waiting.count += 1;
+        waiting.lastAt = at;
+      } else {
+        pendingDownloads.set(key, {
+          userId,
+          repositoryId,
+          kind: "download",
+          count: 1,
+          firstAt: at,
+          lastAt: at,
+        });
+      }
+      flushTimer ??= setTimeout(() => void flushDownloads(), DOWNLOAD_FLUSH_MS).unref();
     },
+
+    /** Writes the downloads that wait; the hub calls it when it stops. */
+    flush: flushDownloads,
 
     async suppressions(userId: string): Promise<RecommendationSuppression[]> {
       const rows = await contentPreferencesRepository.suppressions(db, userId);
