@@ -3,6 +3,7 @@ import { benchCliMemory } from "./cli-memory.mjs";
 import { benchGit } from "./git.mjs";
 import { benchLfs } from "./lfs.mjs";
 import { benchRouter } from "./router.mjs";
+import { benchSnapshot } from "./snapshot.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchWhoami } from "./whoami.mjs";
 
@@ -10,5 +11,6 @@ await benchWhoami();
 await benchRouter();
 await benchGit();
 await benchLfs();
+await benchSnapshot();
 await benchWebhooks();
 await benchCliMemory();

@@ -192,12 +192,24 @@ export async function benchSnapshot({
       rmSync(target, { recursive: true, force: true });
       return seconds;
     };
-    const times = { hub: [], floor: [], clone: [] };
+    const hubCli = path.join(here, "../packages/client/bin/hub.js");
+    const timeHubDownload = async (n) => {
+      const home = path.join(workspace.tmp, `hub-home-${n}`);
+      const start = performance.now();
+      await run(process.execPath, [hubCli, "download", REPO], {
+        env: { PATH: process.env.PATH, SERVICE_ENDPOINT: hub.url, SERVICE_TOKEN: token, SERVICE_HOME: home },
+      });
+      const seconds = (performance.now() - start) / 1000;
+      rmSync(home, { recursive: true, force: true });
+      return seconds;
+    };
+    const times = { hub: [], floor: [], clone: [], cli: [] };
     await timeSnapshot(hub.url, "warm", 0);
     for (let n = 0; n < runs; n++) {
       times.floor.push(await timeSnapshot(floor.url, "floor", n));
       times.hub.push(await timeSnapshot(hub.url, "hub", n));
       times.clone.push(await timeClone(n));
+      times.cli.push(await timeHubDownload(n));
     }
     const [hubS, floorS, cloneS] = [median(times.hub), median(times.floor), median(times.clone)];
     printTable(
@@ -214,6 +226,11 @@ export async function benchSnapshot({
           "git clone of the same repository",
           cloneS.toFixed(2),
           times.clone.map((t) => t.toFixed(2)).join(" "),
+        ],
+        [
+          "`hub download` (this project's CLI, process start included)",
+          median(times.cli).toFixed(2),
+          times.cli.map((t) => t.toFixed(2)).join(" "),
         ],
       ],
     );
