@@ -1,10 +1,32 @@
+import type { SelectQueryBuilder } from "kysely";
 import type { DbOrTx } from "../../../db/database.js";
+import type { Database } from "../../../db/schema.js";
 
 /** An account in a followers or following list: what its entry shows. */
 export interface FollowRow {
   handle: string;
   fullname: string;
   avatar_sha256: string | null;
+}
+
+/** A page of the accounts `u` a follows query `f` joins, with what their entries show, oldest follow first. */
+function page(
+  query: SelectQueryBuilder<
+    Database & { f: { created_at: string } } & { u: Database["users"] },
+    "f" | "u",
+    object
+  >,
+  offset: number,
+  limit: number,
+): Promise<FollowRow[]> {
+  return query
+    .leftJoin("user_profiles as p", "p.user_id", "u.id")
+    .select(["u.handle", "u.fullname", "p.avatar_sha256"])
+    .orderBy("f.created_at")
+    .orderBy("u.handle")
+    .offset(offset)
+    .limit(limit)
+    .execute();
 }
 
 /** SQL for who follows whom: accounts following accounts and organizations. */
@@ -39,31 +61,25 @@ export const followsRepository = {
 
   /** The accounts following an account, oldest follow first. */
   followersOfUser: (db: DbOrTx, userId: string, offset: number, limit: number): Promise<FollowRow[]> =>
-    db
-      .selectFrom("user_follows as f")
-      .innerJoin("users as u", "u.id", "f.follower_id")
-      .leftJoin("user_profiles as p", "p.user_id", "u.id")
-      .select(["u.handle", "u.fullname", "p.avatar_sha256"])
-      .where("f.user_id", "=", userId)
-      .orderBy("f.created_at")
-      .orderBy("u.handle")
-      .offset(offset)
-      .limit(limit)
-      .execute(),
+    page(
+      db
+        .selectFrom("user_follows as f")
+        .innerJoin("users as u", "u.id", "f.follower_id")
+        .where("f.user_id", "=", userId),
+      offset,
+      limit,
+    ),
 
   /** The accounts an account follows, oldest follow first. */
   followedBy: (db: DbOrTx, followerId: string, offset: number, limit: number): Promise<FollowRow[]> =>
-    db
-      .selectFrom("user_follows as f")
-      .innerJoin("users as u", "u.id", "f.user_id")
-      .leftJoin("user_profiles as p", "p.user_id", "u.id")
-      .select(["u.handle", "u.fullname", "p.avatar_sha256"])
-      .where("f.follower_id", "=", followerId)
-      .orderBy("f.created_at")
-      .orderBy("u.handle")
-      .offset(offset)
-      .limit(limit)
-      .execute(),
+    page(
+      db
+        .selectFrom("user_follows as f")
+        .innerJoin("users as u", "u.id", "f.user_id")
+        .where("f.follower_id", "=", followerId),
+      offset,
+      limit,
+    ),
 
   /** The accounts following an organization, oldest follow first. */
   followersOfOrganization: (
@@ -72,17 +88,14 @@ export const followsRepository = {
     offset: number,
     limit: number,
   ): Promise<FollowRow[]> =>
-    db
-      .selectFrom("organization_follows as f")
-      .innerJoin("users as u", "u.id", "f.follower_id")
-      .leftJoin("user_profiles as p", "p.user_id", "u.id")
-      .select(["u.handle", "u.fullname", "p.avatar_sha256"])
-      .where("f.organization_id", "=", organizationId)
-      .orderBy("f.created_at")
-      .orderBy("u.handle")
-      .offset(offset)
-      .limit(limit)
-      .execute(),
+    page(
+      db
+        .selectFrom("organization_follows as f")
+        .innerJoin("users as u", "u.id", "f.follower_id")
+        .where("f.organization_id", "=", organizationId),
+      offset,
+      limit,
+    ),
 
   /** How many follow an account, and how many accounts it follows. */
   async userCounts(db: DbOrTx, userId: string): Promise<{ followers: number; following: number }> {

@@ -58,6 +58,19 @@ export interface ListingQuery {
 const values = (value: unknown): string[] =>
   value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
 
+/** Refuses, naming it, an `expand` field (`expand` or `expand[]`) neither served nor left out on purpose. */
+function checkExpand(query: Record<string, unknown>, served: Set<string>): void {
+  for (const field of [...values(query.expand), ...values(query["expand[]"])]) {
+    if (!served.has(field) && !EXPAND_LEFT_OUT.has(field)) {
+      throw badRequest(
+        "unsupported_parameter",
+        `expand: "${field}" is not available from this hub; ask for ${[...served].join(", ")}.`,
+        "expand",
+      );
+    }
+  }
+}
+
 /** One value of a parameter; a repeated one is refused rather than half read. */
 function single(query: Record<string, unknown>, name: string): string | undefined {
   const given = values(query[name]);
@@ -85,15 +98,7 @@ export function listingQuery(query: Record<string, unknown>): ListingQuery {
       );
     }
   }
-  for (const field of [...values(query.expand), ...values(query["expand[]"])]) {
-    if (!EXPAND_SERVED.has(field) && !EXPAND_LEFT_OUT.has(field)) {
-      throw badRequest(
-        "unsupported_parameter",
-        `expand: "${field}" is not available from this hub; ask for ${[...EXPAND_SERVED].join(", ")}.`,
-        "expand",
-      );
-    }
-  }
+  checkExpand(query, EXPAND_SERVED);
   const sortName = single(query, "sort");
   const sort = sortName === undefined ? "updated_at" : SORTS[sortName as keyof typeof SORTS];
   if (!sort) {
@@ -155,15 +160,7 @@ export function infoQuery(query: Record<string, unknown>): { blobs: boolean } {
       );
     }
   }
-  for (const field of [...values(query.expand), ...values(query["expand[]"])]) {
-    if (!INFO_EXPAND_SERVED.has(field) && !EXPAND_LEFT_OUT.has(field)) {
-      throw badRequest(
-        "unsupported_parameter",
-        `expand: "${field}" is not available from this hub; ask for ${[...INFO_EXPAND_SERVED].join(", ")}.`,
-        "expand",
-      );
-    }
-  }
+  checkExpand(query, INFO_EXPAND_SERVED);
   const blobs = single(query, "blobs");
   if (blobs !== undefined && !/^(true|false|1|0)$/i.test(blobs)) {
     throw badRequest("unsupported_parameter", "blobs must be true or false.", "blobs");
