@@ -52,6 +52,7 @@ import { createCardCitations } from "../areas/community/papers/card-citations.js
 import { createPapersService } from "../areas/community/papers/papers.service.js";
 import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
 import { createStorageService } from "../areas/repositories/storage/storage.service.js";
+import { createRepoDuplication } from "../areas/repositories/repos/duplicate.js";
 import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.js";
 import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
@@ -212,6 +213,7 @@ export async function createHub(
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
+  const repoDuplication = createRepoDuplication({ db, repos, storage, clock });
   const repoStorage = createStorageService({
     db,
     repos,
@@ -284,6 +286,7 @@ export async function createHub(
     gating,
     papers,
     follows,
+    repoDuplication,
     repoStorage,
     lfsCollector,
     orgs,

@@ -19,6 +19,7 @@ import { followsRoutes } from "../areas/accounts/follows/follows.routes.js";
 import { storageRoutes } from "../areas/repositories/storage/storage.routes.js";
 import { tagsRoutes } from "../areas/repositories/tags/tags.routes.js";
 import type { StorageService } from "../areas/repositories/storage/storage.service.js";
+import type { RepoDuplication } from "../areas/repositories/repos/duplicate.js";
 import type { FollowsService } from "../areas/accounts/follows/follows.service.js";
 import type { HardwareService } from "../areas/accounts/hardware/hardware.service.js";
 import { gatingRoutes } from "../areas/repositories/gating/gating.routes.js";
@@ -100,6 +101,7 @@ export interface AppDeps {
   papers: PapersService;
   follows: FollowsService;
   repoStorage: StorageService;
+  repoDuplication: RepoDuplication;
   auth: AuthService;
   mfa: MfaService;
   tokens: TokensService;
@@ -311,7 +313,12 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(refsRoutes({ repos: deps.repos, refs: deps.refs, publicUrl: config.publicUrl }));
   await app.register(
-    reposRoutes({ repos: deps.repos, authorize: deps.authorize, publicUrl: config.publicUrl }),
+    reposRoutes({
+      repos: deps.repos,
+      duplicate: deps.repoDuplication,
+      authorize: deps.authorize,
+      publicUrl: config.publicUrl,
+    }),
   );
   await app.register(
     filesRoutes({

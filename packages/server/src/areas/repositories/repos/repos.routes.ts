@@ -22,6 +22,7 @@ import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import { HubError, badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
+import type { RepoDuplication } from "./duplicate.js";
 import type { ReposService } from "./repos.service.js";
 import { infoQuery, listingQuery } from "./listing-query.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
@@ -71,10 +72,12 @@ function namespaceOf(body: { organization?: string | null }, principal: Principa
 /** Repository creation, deletion and information, in the spec's shape and in the Hugging Face clients' shape. */
 export function reposRoutes({
   repos,
+  duplicate,
   authorize,
   publicUrl,
 }: {
   repos: ReposService;
+  duplicate: RepoDuplication;
   authorize: Authorize;
   publicUrl: string;
 }): FastifyPluginAsyncTypebox {
@@ -248,7 +251,7 @@ export function reposRoutes({
             ? body.visibility !== "public"
             : (body.private ?? source.row.private === 1);
           const copy = await createOrConflict(reply, repos, type, `${owner}/${name}`, () =>
-            repos.duplicate(source, { owner, name, private: isPrivate }, principalOf(request).handle),
+            duplicate(source, { owner, name, private: isPrivate }, principalOf(request).handle),
           );
           return copy ? { url: repos.webUrl(type, copy.fullName) } : reply;
         },

@@ -16,7 +16,7 @@ import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
-import { ZERO_OID, type RepoFiles } from "../../../git/repo-files.js";
+import type { RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import {
   HubError,
@@ -239,45 +239,6 @@ export function createReposService({
       const repo: FoundRepo = { row, owner, fullName, type: input.type };
       await events.publish({ scope: "repo", action: "create", repo, actor: input.actor });
       return repo;
-    },
-
-    /**
-     * Copies a repository, with its branches, tags and LFS objects, to a new
-     * one (the caller was authorized on the target's namespace); the copy is
-     * not gated and keeps a Space's SDK.
-     */
-    async duplicate(
-      source: FoundRepo,
-      target: { owner: string; name: string; private: boolean },
-      actor: string,
-    ): Promise<FoundRepo> {
-      const copy = await this.create({
-        ...target,
-        type: source.type,
-        spaceSdk: SPACE_SDKS.find((sdk) => sdk === source.row.space_sdk),
-        actor,
-      });
-      const initial = await storage.resolveRef(copy.row.id, `refs/heads/${copy.row.default_branch}`);
-      try {
-        const refs = await storage.copyRefs(source.row.id, copy.row.id);
-        const at = clock().toISOString();
-        for (const object of await lfsObjectsRepository.ofRepository(db, source.row.id))
-          await lfsObjectsRepository.link(db, copy.row.id, object.oid, object.size, at);
-        await this.refsUpdated(
-          copy,
-          refs.map(({ ref, sha }) => ({
-            ref,
-            oldSha: ref === `refs/heads/${copy.row.default_branch}` && initial ? initial : ZERO_OID,
-            newSha: sha,
-          })),
-          actor,
-        );
-        return copy;
-      } catch (err) {
-        // A half-made copy is removed, not left behind.
-        await this.remove(copy, actor);
-        throw err;
-      }
     },
 
     /**
