@@ -72,37 +72,3 @@ export const TreeEntry = Type.Object(
   { title: "TreeEntry" },
 );
 export type TreeEntry = Static<typeof TreeEntry>;
-
-/**
- * A Git LFS batch request (https://github.com/git-lfs/git-lfs/blob/main/docs/api/batch.md);
- * `multipart` is the Hugging Face transfer that sends large objects in parts.
- */
-export interface LfsBatchRequest {
-  operation: "upload" | "download";
-  transfers?: Array<"basic" | "multipart">;
-  objects: Array<{ oid: string; size: number }>;
-  ref?: { name: string };
-  hash_algo?: "sha256";
-}
-
-/** An action of a batch answer. For a multipart upload, `header` holds `chunk_size` and one URL per part ("00001", ...). */
-export interface LfsAction {
-  href: string;
-  header?: Record<string, string>;
-  expires_in?: number;
-}
-
-/** One object of a batch answer: no `actions` when the hub already has it, or an `error`. */
-export interface LfsBatchObject {
-  oid: string;
-  size: number;
-  authenticated?: boolean;
-  actions?: { upload?: LfsAction; verify?: LfsAction; download?: LfsAction };
-  error?: { code: number; message: string };
-}
-
-export interface LfsBatchResponse {
-  transfer?: "basic" | "multipart";
-  objects: LfsBatchObject[];
-  hash_algo?: "sha256";
-}

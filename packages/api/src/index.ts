@@ -5,6 +5,7 @@ export * from "./identity.js";
 export * from "./auth.js";
 export * from "./repos.js";
 export * from "./files.js";
+export * from "./lfs.js";
 export * from "./orgs.js";
 export * from "./keys.js";
 export * from "./inference.js";

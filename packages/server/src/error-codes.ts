@@ -410,16 +410,42 @@ export const ERROR_CODES = {
     area: "orgs",
     summary: "… is the last admin of …; make another member admin first.",
   },
+  lfs_lock_not_found: { statuses: [404], area: "lfs", summary: "No such lock in this repository." },
+  lfs_locked: {
+    statuses: [403],
+    area: "lfs",
+    summary: "… is locked by …; unlock with --force if you administer the repository.",
+  },
   lfs_object_in_use: {
     statuses: [409],
     area: "storage",
     summary:
       "The LFS object is the content of a file on a branch, tag or pull request: delete or replace that file first.",
   },
+  lfs_object_mismatch: {
+    statuses: [422],
+    area: "lfs",
+    summary: "… bytes arrived, … were announced. Nothing was stored.",
+  },
   lfs_object_missing: {
     statuses: [422],
     area: "files",
     summary: "…: LFS object … was not uploaded to this repository; upload it through the batch API first.",
+  },
+  lfs_object_not_found: {
+    statuses: [404],
+    area: "lfs",
+    summary: "Object does not exist in this repository.",
+  },
+  lfs_parts_incomplete: {
+    statuses: [422],
+    area: "lfs",
+    summary: "Some parts are missing or do not match their ETags; upload them again.",
+  },
+  lfs_transfer_url_invalid: {
+    statuses: [403],
+    area: "lfs",
+    summary: "This transfer URL is invalid or has expired; ask the batch API for a new one.",
   },
   logout_needs_session: {
     statuses: [400],
@@ -725,7 +751,11 @@ export const ERROR_CODES = {
     summary: "The user … is now called …; update your links.",
   },
   username_unchanged: { statuses: [400], area: "username", summary: 'Your username already is "…".' },
-  validation_failed: { statuses: [400], area: "sso", summary: 'The querystring field "code" is required.' },
+  validation_failed: {
+    statuses: [400, 422],
+    area: "sso",
+    summary: 'The querystring field "code" is required.',
+  },
   weak_password: { statuses: [400], area: "account", summary: "Passwords need at least … characters." },
   webhook_disabled: {
     statuses: [409],
@@ -764,7 +794,8 @@ export function renderErrorCatalog(): string {
     '(`{"error": message, "code", "field"?}`) on the Hub API, in `error.code` of the OpenAI error',
     "object on the Router, and in `error` of OAuth's error body where OAuth defines the code. Branch on the",
     "code, never on the message: messages say what to do and may be reworded. Repository, revision and file",
-    "lookups also send `X-Error-Code` and `X-Error-Message`, which the Hugging Face clients read.",
+    "lookups also send `X-Error-Code` and `X-Error-Message`, which the Hugging Face clients read. Git LFS",
+    'answers its errors in the body git-lfs reads, `{"message", "request_id"}`, without the code.',
     "",
     "This page is generated from `packages/server/src/error-codes.ts`; a test keeps them equal",
     "(regenerate with `HUB_UPDATE_ERROR_DOCS=1 npx vitest run packages/server/src/error-codes.test.ts`).",

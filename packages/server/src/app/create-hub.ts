@@ -32,6 +32,8 @@ import { createAuthenticator, createCredentialResolver } from "../auth/authentic
 import { loadServerKey } from "../auth/server-key.js";
 import { createLocalObjectStore } from "../git/lfs/local-object-store.js";
 import { createMultipartStaging } from "../git/lfs/multipart-staging.js";
+import { createLfsService } from "../git/lfs/lfs.service.js";
+import { createLfsLocksService } from "../git/lfs/lfs-locks.service.js";
 import { createAuthorizer } from "../auth/authorizer.js";
 import { createMemoryRateLimiter } from "../auth/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
@@ -133,7 +135,6 @@ export async function createHub(
   });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createLocalObjectStore(config.dataDir);
-  const staging = createMultipartStaging(config.dataDir);
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
@@ -185,6 +186,17 @@ export async function createHub(
   const objectReader = (await batchCommandSupported(config.dataDir))
     ? createObjectReader(storage)
     : createSpawningObjectReader(storage);
+  const lfs = createLfsService({
+    db,
+    repos,
+    store: objectStore,
+    authorize,
+    resolveCredentialKey,
+    serverKey,
+    staging: createMultipartStaging(config.dataDir),
+    clock,
+  });
+  const lfsLocks = createLfsLocksService({ db, authorize, clock });
   const files = createFilesService({
     db,
     reader: objectReader,
@@ -295,7 +307,8 @@ export async function createHub(
     git,
     repos,
     objectStore,
-    staging,
+    lfs,
+    lfsLocks,
     files,
     refs,
     repoFiles,
@@ -309,7 +322,6 @@ export async function createHub(
     deliveries,
     sso,
     startedAt: Date.now(),
-    resolveCredentialKey,
     clock,
     authenticate,
     authorize,

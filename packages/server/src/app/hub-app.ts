@@ -62,9 +62,9 @@ import { installJsonBodyParser } from "../http/json-body.js";
 import type { GitServiceRunner } from "../git/git-service.js";
 import type { RepoStorage } from "../git/repo-storage.js";
 import { lfsRoutes } from "../git/lfs/lfs.routes.js";
+import type { LfsLocksService } from "../git/lfs/lfs-locks.service.js";
+import type { LfsService } from "../git/lfs/lfs.service.js";
 import type { ObjectStore } from "../git/lfs/object-store.js";
-import type { MultipartStaging } from "../git/lfs/multipart-staging.js";
-import type { ResolveCredentialKey } from "../auth/authenticate.js";
 import type { TokensService } from "../areas/accounts/tokens/tokens.service.js";
 import type { Authenticate } from "../auth/authenticate.js";
 import type { Authorize } from "../auth/authorizer.js";
@@ -115,8 +115,8 @@ export interface AppDeps {
   refs: RefsService;
   repoFiles: RepoFiles;
   serverKey: Buffer;
-  staging: MultipartStaging;
-  resolveCredentialKey: ResolveCredentialKey;
+  lfs: LfsService;
+  lfsLocks: LfsLocksService;
   clock: () => Date;
   inference: InferenceService;
   billing: BillingService;
@@ -187,16 +187,12 @@ function smartHttp(deps: AppDeps) {
 
 function lfs(deps: AppDeps, baseUrl: string) {
   return lfsRoutes({
-    db: deps.db,
+    lfs: deps.lfs,
+    locks: deps.lfsLocks,
     repos: deps.repos,
-    store: deps.objectStore,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
-    resolveCredentialKey: deps.resolveCredentialKey,
-    serverKey: deps.serverKey,
-    staging: deps.staging,
     baseUrl,
-    clock: deps.clock,
   });
 }
 

@@ -138,6 +138,51 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     expect((await batch("alice/open", "erase", [], alice)).status).toBe(422);
   });
 
+  it("answers a body its schema refuses in the LFS error body: 422 for batches and locks, 400 otherwise", async () => {
+    const post = (path: string, body: string) =>
+      fetch(`${hub.gitUrl}/alice/open.git/info/lfs/${path}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/vnd.git-lfs+json",
+          authorization: `Basic ${Buffer.from(`x:${alice}`).toString("base64")}`,
+        },
+        body,
+      });
+    const refusal = async (response: Response) => {
+      expect(response.headers.get("content-type")).toMatch(/^application\/vnd\.git-lfs\+json/);
+      const body = await readJson<Record<string, unknown>>(response);
+      expect(Object.keys(body).sort()).toEqual(["message", "request_id"]);
+      expect(body.request_id).toBe(response.headers.get("x-request-id"));
+      return { status: response.status, message: body.message };
+    };
+    expect(
+      await refusal(await post("objects/batch", JSON.stringify({ operation: "erase", objects: [] }))),
+    ).toEqual({ status: 422, message: 'The batch "operation" must be "upload" or "download".' });
+    expect(
+      await refusal(
+        await post("objects/batch", JSON.stringify({ operation: "upload", transfers: ["ssh"], objects: [] })),
+      ),
+    ).toEqual({ status: 422, message: 'This hub offers the "basic" transfer only.' });
+    const tooMany = Array.from({ length: 1001 }, () => ({ oid: "a".repeat(64), size: 1 }));
+    expect(
+      await refusal(await post("objects/batch", JSON.stringify({ operation: "upload", objects: tooMany }))),
+    ).toEqual({ status: 422, message: '"objects" must be a list of at most 1000 objects.' });
+    const untyped = await refusal(
+      await post("objects/batch", JSON.stringify({ operation: "upload", objects: [{ oid: 7, size: 1 }] })),
+    );
+    expect(untyped.status).toBe(422);
+    expect(untyped.message).toMatch(/"objects\.0\.oid"/);
+    expect(await refusal(await post("locks", JSON.stringify({ path: "" })))).toEqual({
+      status: 422,
+      message: "A lock needs the path of a file.",
+    });
+    const badLimit = await refusal(await post("locks/verify", JSON.stringify({ limit: "ten" })));
+    expect(badLimit.status).toBe(400);
+    expect(badLimit.message).toMatch(/"limit"/);
+    // Errors raised before the route runs (here, JSON that does not parse) come in the same body.
+    expect((await refusal(await post("objects/batch", "{"))).status).toBe(400);
+  });
+
   it("stores nothing when the uploaded bytes do not match the oid or size", async () => {
     const real = randomBytes(1000);
     const oid = sha256(real);
