@@ -114,6 +114,24 @@ export function lfsRoutes({
     return { principal, repo };
   }
 
+  /**
+   * Admission done before the body is validated (Fastify's preValidation), so
+   * a caller who may not write learns that first, never what the body should
+   * look like; the handler takes what was admitted.
+   */
+  const admittedWriters = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof admitWriter>>>();
+  const admitWriterFirst = (type: RepoType) => async (request: FastifyRequest) => {
+    admittedWriters.set(
+      request,
+      await admitWriter(request, request.params as { owner: string; repo: string }, type),
+    );
+  };
+  function writerOf(request: FastifyRequest) {
+    const admitted = admittedWriters.get(request);
+    if (!admitted) throw new Error("The route admitted no writer before its handler.");
+    return admitted;
+  }
+
   /** The LFS error body; a moved repository's Location is made absolute, as git-lfs loops on a relative one. */
   function refuse(reply: FastifyReply, error: HubError): FastifyReply {
     const location = error.headers.location;
@@ -173,9 +191,10 @@ export function lfsRoutes({
           },
           schemaErrorFormatter: refuseInvalid(422, { path: "A lock needs the path of a file." }),
           config,
+          preValidation: admitWriterFirst(type),
         },
         async (request, reply) => {
-          const { principal, repo } = await admitWriter(request, request.params, type);
+          const { principal, repo } = writerOf(request);
           const outcome = await locks.createLock(principal, repo, request.body.path);
           return "created" in outcome
             ? reply.status(201).type(LFS_JSON).send({ lock: outcome.created })
@@ -211,9 +230,10 @@ export function lfsRoutes({
             response: { ...ERRORS, 200: LfsLockVerifyList },
           },
           config,
+          preValidation: admitWriterFirst(type),
         },
         async (request, reply) => {
-          const { principal, repo } = await admitWriter(request, request.params, type);
+          const { principal, repo } = writerOf(request);
           return reply.type(LFS_JSON).send(await locks.verifyLocks(principal, repo, request.body));
         },
       );
@@ -228,9 +248,10 @@ export function lfsRoutes({
             response: { ...ERRORS, 200: LfsLockAnswer },
           },
           config,
+          preValidation: admitWriterFirst(type),
         },
         async (request, reply) => {
-          const { principal, repo } = await admitWriter(request, request.params, type);
+          const { principal, repo } = writerOf(request);
           const force = request.body.force === true;
           const lock = await locks.unlock(principal, repo, request.params.id, force);
           return reply.type(LFS_JSON).send({ lock });
@@ -244,6 +265,16 @@ export function lfsRoutes({
       operation: "upload" | "download",
     ) => lfs.admitTransfer(request.params.oid, request.query as Record<string, unknown>, operation);
     const stored = { 200: { type: "null", description: "Stored." }, ...ERRORS } as const;
+    // The signed href is checked before the body, as a credential would be.
+    const grants = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof granted>>>();
+    const grantFirst = async (request: FastifyRequest) => {
+      grants.set(request, await granted(request as FastifyRequest<{ Params: { oid: string } }>, "upload"));
+    };
+    const grantOf = (request: FastifyRequest) => {
+      const grant = grants.get(request);
+      if (!grant) throw new Error("The route checked no signed href before its handler.");
+      return grant;
+    };
 
     app.put(
       "/lfs/objects/:oid",
@@ -274,9 +305,10 @@ export function lfsRoutes({
         },
         schemaErrorFormatter: refuseInvalid(422),
         config: transfer,
+        preValidation: grantFirst,
       },
       async (request, reply) => {
-        await lfs.completeUpload(await granted(request, "upload"), request.body.parts);
+        await lfs.completeUpload(grantOf(request), request.body.parts);
         return reply.type(LFS_JSON).send({ message: "completed" });
       },
     );
@@ -291,9 +323,10 @@ export function lfsRoutes({
           response: { ...ERRORS, 200: LfsMessage },
         },
         config: transfer,
+        preValidation: grantFirst,
       },
       async (request, reply) => {
-        await lfs.verifyObject(await granted(request, "upload"));
+        await lfs.verifyObject(grantOf(request));
         return reply.type(LFS_JSON).send({ message: "verified" });
       },
     );

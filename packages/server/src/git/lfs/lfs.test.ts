@@ -181,6 +181,28 @@ describe.each(DIALECTS)("Git LFS with the real git-lfs client on %s", (dialect) 
     expect(badLimit.message).toMatch(/"limit"/);
     // Errors raised before the route runs (here, JSON that does not parse) come in the same body.
     expect((await refusal(await post("objects/batch", "{"))).status).toBe(400);
+    // Who may not write learns that first, never what the body should look like.
+    const anonymous = (path: string, body: string) =>
+      fetch(`${hub.gitUrl}/alice/open.git/info/lfs/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/vnd.git-lfs+json" },
+        body,
+      });
+    for (const [path, body] of [
+      ["locks", JSON.stringify({ path: "" })],
+      ["locks/verify", JSON.stringify({ limit: "ten" })],
+      ["locks/1/unlock", JSON.stringify({ force: "yes" })],
+    ] as const) {
+      const response = await anonymous(path, body);
+      expect((await refusal(response)).status, path).toBe(401);
+      expect(response.headers.get("lfs-authenticate"), path).toMatch(/^Basic/);
+    }
+    const unsigned = await fetch(`${hub.gitUrl}/lfs/verify/${"a".repeat(64)}`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.git-lfs+json" },
+      body: JSON.stringify({ oid: 7 }),
+    });
+    expect([401, 403]).toContain((await refusal(unsigned)).status);
   });
 
   it("stores nothing when the uploaded bytes do not match the oid or size", async () => {
