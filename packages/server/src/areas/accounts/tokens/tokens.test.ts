@@ -1,12 +1,12 @@
 import type { ApiError, CreatedToken, Me, TokenList, Whoami } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 const FUTURE = new Date(Date.now() + 30 * 86_400_000).toISOString();
 
 describe.each(DIALECTS)("access tokens on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: { handle: string; password: string };
   let token: string;
 
@@ -14,7 +14,7 @@ describe.each(DIALECTS)("access tokens on %s", (dialect) => {
     hub.request("/api/me/tokens", { method: "POST", token: credential, json: body });
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     alice = await hub.createUser("alice");
     await hub.createUser("bob");
     expect((await hub.cli(["org", "create", "acme", "--owner", "alice", "--plan", "team"])).code).toBe(0);
