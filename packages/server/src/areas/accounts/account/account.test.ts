@@ -1,15 +1,15 @@
 import type { ApiError, LoginResponse, Me, ReauthenticateResponse, Whoami, WhoamiV2 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: { handle: string; password: string };
   let token: string;
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     alice = await hub.createUser("alice");
     await hub.createUser("carol");
     expect(
