@@ -1,14 +1,14 @@
 import type { ApiError, OrgMember, OrgOverview, OrgSummary } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 describe.each(DIALECTS)("organizations on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   const tokens: Record<string, string> = {};
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     for (const handle of ["alice", "bob", "carol", "dave"]) {
       await hub.createUser(handle);
       tokens[handle] = await hub.createToken(handle);
