@@ -1,7 +1,7 @@
 import type { ApiError, RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 interface Listed {
   id: string;
@@ -16,7 +16,7 @@ interface Listed {
  * pull requests exist. Nothing is ignored.
  */
 describe.each(DIALECTS)("what the clients send to listings and commits, on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: string;
 
   const list = async (type: string, query: string) => {
@@ -30,7 +30,7 @@ describe.each(DIALECTS)("what the clients send to listings and commits, on %s", 
   };
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     await hub.createUser("alice");
     await hub.createUser("bob");
     alice = await hub.createToken("alice");
