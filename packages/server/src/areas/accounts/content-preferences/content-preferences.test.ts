@@ -6,7 +6,7 @@ import type {
 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readmeTags } from "./readme-tags.js";
 
 describe("card tags", () => {
@@ -28,7 +28,7 @@ describe("card tags", () => {
 });
 
 describe.each(DIALECTS)("content preferences and recommendation suppressions on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: string;
   let read: string;
   let fineGrained: string;
@@ -66,7 +66,7 @@ describe.each(DIALECTS)("content preferences and recommendation suppressions on 
     hub.request("/api/me/recommendation-suppressions", { method: "POST", token, json });
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     await hub.createUser("alice");
     await hub.createUser("bob");
     alice = await hub.createToken("alice");
