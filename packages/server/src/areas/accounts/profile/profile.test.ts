@@ -4,7 +4,7 @@ import { crc32, deflateSync } from "node:zlib";
 import type { ApiError, Me, Profile, SocialIdentity, UserOverview } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { sniffImage } from "./avatar-image.js";
 
 /** A real PNG image of one pixel of the given colour. */
@@ -64,7 +64,7 @@ describe("avatar type sniffing", () => {
 });
 
 describe.each(DIALECTS)("profile, public overview and avatar on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: { handle: string; password: string };
   let write: string;
   let read: string;
@@ -86,7 +86,7 @@ describe.each(DIALECTS)("profile, public overview and avatar on %s", (dialect) =
     readJson<UserOverview>(await hub.request(`/api/users/${name}/overview`));
 
   beforeAll(async () => {
-    hub = await startHub({ dialect, env: { HUB_AVATAR_MAX_BYTES: "4096" } });
+    hub = await startInProcessHub({ dialect, env: { HUB_AVATAR_MAX_BYTES: "4096" } });
     alice = await hub.createUser("alice");
     await hub.createUser("bob");
     write = await hub.createToken("alice", ["--role", "write"]);
@@ -299,7 +299,7 @@ describe.each(DIALECTS)("profile, public overview and avatar on %s", (dialect) =
     expect(me.avatarUrl).toMatch(new RegExp(`^${hub.url}/api/users/alice/avatar\\?v=[0-9a-f]{16}$`));
     expect((await overview()).avatarUrl).toBe(me.avatarUrl);
 
-    const served = await fetch(me.avatarUrl);
+    const served = await hub.fetch(me.avatarUrl);
     expect(served.status).toBe(200);
     expect(served.headers.get("content-type")).toBe("image/png");
     expect(served.headers.get("x-content-type-options")).toBe("nosniff");
