@@ -5,10 +5,10 @@ import path from "node:path";
 import type { AccountKey, ApiError } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 describe.each(DIALECTS)("account keys on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let work: string;
   let token: string;
   const sshKey = (type: string, bits?: number, format?: string) => {
@@ -61,7 +61,7 @@ describe.each(DIALECTS)("account keys on %s", (dialect) => {
     });
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     work = mkdtempSync(path.join(os.tmpdir(), "hub-keys-"));
     execFileSync("mkdir", ["-m", "700", path.join(work, "gnupg")]);
     await hub.createUser("alice");
