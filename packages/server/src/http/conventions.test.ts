@@ -8,14 +8,14 @@ interface OpenApiDocument {
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[] }> };
 }
 
-import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
 
 describe("conventions shared by every Hub operation", () => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let token: string;
 
   beforeAll(async () => {
-    hub = await startHub({ env: { HUB_RATE_LIMIT: "40", HUB_RATE_LIMIT_WINDOW: "3600" } });
+    hub = await startInProcessHub({ env: { HUB_RATE_LIMIT: "40", HUB_RATE_LIMIT_WINDOW: "3600" } });
     await hub.createUser("alice");
     token = await hub.createToken("alice");
   });
