@@ -1,12 +1,13 @@
 import type { HubConfiguration } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJson, runHubd, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
+import { runHubd } from "../../../test-support/hub-process.js";
 
 describe("the discovery document", () => {
-  let hub: TestHub;
+  let hub: InProcessHub;
 
   beforeAll(async () => {
-    hub = await startHub({
+    hub = await startInProcessHub({
       env: {
         HUB_ROUTER_PUBLIC_URL: "https://router.example.com/",
         HUB_SSH_PUBLIC_URL: "ssh://git@ssh.example.com:22",
@@ -20,7 +21,7 @@ describe("the discovery document", () => {
     expect(response.status).toBe(200);
     expect(await readJson<HubConfiguration>(response)).toEqual({
       api_url: hub.url,
-      git_url: hub.gitUrl,
+      git_url: `http://127.0.0.1:${hub.config.ports.git}`,
       ssh_url: "ssh://git@ssh.example.com:22",
       inference_url: "https://router.example.com",
       device_authorization_endpoint: `${hub.url}/oauth/device/code`,
