@@ -1,20 +1,15 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { ApiError, Hardware, HardwareCatalog, HardwareCompatibility } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { git, withToken } from "../../../test-support/git-client.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 const GiB = 1024 ** 3;
 const pointer = (seed: string, size: number) =>
   `version https://git-lfs.github.com/spec/v1\noid sha256:${createHash("sha256").update(seed).digest("hex")}\nsize ${size}\n`;
 
 describe.each(DIALECTS)("declared hardware and model fit on %s", (dialect) => {
-  let hub: TestHub;
-  let work: string;
+  let hub: InProcessHub;
   let write: string;
   let read: string;
   let fineGrained: string;
@@ -28,8 +23,7 @@ describe.each(DIALECTS)("declared hardware and model fit on %s", (dialect) => {
   };
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
-    work = mkdtempSync(path.join(os.tmpdir(), "hub-hardware-"));
+    hub = await startInProcessHub({ dialect });
     await hub.createUser("alice");
     await hub.createUser("bob");
     write = await hub.createToken("alice");
@@ -43,22 +37,28 @@ describe.each(DIALECTS)("declared hardware and model fit on %s", (dialect) => {
       });
       expect(created.status).toBe(201);
     }
-    // Sharded weights as Git LFS pointers (40 + 10 GiB), pushed with plain git.
-    const dir = path.join(work, "big");
-    expect((await git(["clone", "-q", withToken(`${hub.gitUrl}/alice/big`, write), dir], work)).code).toBe(0);
-    writeFileSync(path.join(dir, "model-00001-of-00002.safetensors"), pointer("one", 40 * GiB));
-    writeFileSync(path.join(dir, "model-00002-of-00002.safetensors"), pointer("two", 10 * GiB));
-    writeFileSync(path.join(dir, "pytorch_model.bin"), pointer("bin", 50 * GiB));
-    writeFileSync(path.join(dir, "config.json"), "{}\n");
-    await git(["add", "-A"], dir);
-    await git(["commit", "-q", "-m", "weights"], dir);
-    const push = await git(["push", "-q", "origin", "main"], dir);
-    expect(push.code, push.stderr).toBe(0);
+    // Sharded weights as Git LFS pointers (40 + 10 GiB), committed as the plain files a push without git-lfs sends.
+    const file = (filePath: string, text: string) => ({
+      key: "file",
+      value: { path: filePath, content: Buffer.from(text).toString("base64"), encoding: "base64" },
+    });
+    const commit = await hub.request("/api/models/alice/big/commit/main", {
+      method: "POST",
+      token: write,
+      headers: { "content-type": "application/x-ndjson" },
+      body: [
+        { key: "header", value: { summary: "weights" } },
+        file("model-00001-of-00002.safetensors", pointer("one", 40 * GiB)),
+        file("model-00002-of-00002.safetensors", pointer("two", 10 * GiB)),
+        file("pytorch_model.bin", pointer("bin", 50 * GiB)),
+        file("config.json", "{}\n"),
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n"),
+    });
+    expect(commit.status).toBe(200);
   });
-  afterAll(async () => {
-    await hub?.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => hub?.stop());
 
   it("publishes the catalog it checks declarations against", async () => {
     const response = await hub.request("/api/hardware");
