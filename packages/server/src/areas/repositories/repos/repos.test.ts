@@ -5,10 +5,11 @@ import type { ApiError, HfCreateRepoResponse, RepoInfo, RepoSummary } from "@hub
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { git, withToken } from "../../../test-support/git-client.js";
+import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 
 describe.each(DIALECTS)("repositories API on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: string;
   let bob: string;
   let aliceRead: string;
@@ -17,7 +18,7 @@ describe.each(DIALECTS)("repositories API on %s", (dialect) => {
     hub.request("/api/repos", { method: "POST", token, json: body });
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     await hub.createUser("alice");
     await hub.createUser("bob");
     await hub.createUser("carol");
@@ -40,7 +41,7 @@ describe.each(DIALECTS)("repositories API on %s", (dialect) => {
       type: "model",
       private: false,
       url: `${hub.url}/alice/first`,
-      git_url: `${hub.gitUrl}/alice/first.git`,
+      git_url: `${hub.config.gitPublicUrl}/alice/first.git`,
       default_branch: "main",
     });
     expect(summary.ssh_url).toMatch(/^ssh:\/\/git@127\.0\.0\.1:\d+\/alice\/first\.git$/);
@@ -48,7 +49,7 @@ describe.each(DIALECTS)("repositories API on %s", (dialect) => {
       await create(alice, { repo_id: "alice/corpus", repo_type: "dataset" }),
     );
     expect(dataset.url).toBe(`${hub.url}/datasets/alice/corpus`);
-    expect(dataset.git_url).toBe(`${hub.gitUrl}/datasets/alice/corpus.git`);
+    expect(dataset.git_url).toBe(`${hub.config.gitPublicUrl}/datasets/alice/corpus.git`);
   });
 
   it("starts every repository with a commit holding a .gitattributes for LFS", async () => {
@@ -195,7 +196,7 @@ describe.each(DIALECTS)("repositories API on %s", (dialect) => {
 });
 
 describe("repository listing", () => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let alice: string;
   let bob: string;
 
@@ -210,7 +211,7 @@ describe("repository listing", () => {
   };
 
   beforeAll(async () => {
-    hub = await startHub();
+    hub = await startInProcessHub();
     await hub.createUser("alice");
     await hub.createUser("bob");
     expect((await hub.cli(["org", "create", "acme", "--owner", "alice"])).code).toBe(0);
@@ -278,7 +279,7 @@ describe("repository listing", () => {
     let url: string | null = `${hub.url}/api/models?limit=2&sort=id&expand=private&expand=likes`;
     let pages = 0;
     while (url) {
-      const response: Response = await fetch(url, { headers: { authorization: `Bearer ${alice}` } });
+      const response: Response = await hub.fetch(url, { headers: { authorization: `Bearer ${alice}` } });
       seen.push(...(await readJson<Item[]>(response)).map((i) => i.id));
       const link = response.headers.get("link");
       url = link ? (/^<(https?:\/\/[^>]+)>; rel="next"$/.exec(link)?.[1] ?? null) : null;
