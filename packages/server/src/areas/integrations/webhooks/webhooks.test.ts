@@ -12,6 +12,7 @@ import type {
 } from "@hub/api";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { git, withToken } from "../../../test-support/git-client.js";
+import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 import { WebhookReceiver } from "../../../test-support/webhook-receiver.js";
 import { isNonPublicAddress } from "./target-guard.js";
@@ -596,12 +597,14 @@ describe.each(DIALECTS)("webhooks on %s", (dialect) => {
 });
 
 describe("webhook targets outside the public internet", () => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     await receiver.start();
-    hub = await startHub({ env: { HUB_WEBHOOKS_RETRY_BASE_MS: "100", HUB_WEBHOOKS_MAX_ATTEMPTS: "1" } });
+    hub = await startInProcessHub({
+      env: { HUB_WEBHOOKS_RETRY_BASE_MS: "100", HUB_WEBHOOKS_MAX_ATTEMPTS: "1" },
+    });
     await hub.createUser("ann");
   });
   afterAll(async () => {
