@@ -13,6 +13,7 @@ import { openDatabase } from "../../../db/database.js";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { FakeOpenIdProvider, type Tamper } from "../../../test-support/fake-openid-provider.js";
 import { git, withToken } from "../../../test-support/git-client.js";
+import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 
 const CLIENT_ID = "hub-client";
@@ -558,10 +559,10 @@ describe.each(DIALECTS)("organization single sign-on on %s", (dialect) => {
 });
 
 describe("organization single sign-on without HUB_SSO_ALLOW_PRIVATE", () => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   let admin = "";
   beforeAll(async () => {
-    hub = await startHub();
+    hub = await startInProcessHub();
     await hub.createUser("alice");
     admin = await hub.createToken("alice");
     await hub.request("/api/organizations", { method: "POST", token: admin, json: { name: "acme" } });
