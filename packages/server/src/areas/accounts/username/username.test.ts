@@ -14,6 +14,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
+import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 import { WebhookReceiver } from "../../../test-support/webhook-receiver.js";
 
@@ -392,12 +393,12 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
 });
 
 describe.each(DIALECTS)("a username given up without a reservation period on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     await receiver.start();
-    hub = await startHub({
+    hub = await startInProcessHub({
       dialect,
       env: { HUB_USERNAME_RESERVATION_DAYS: "0", HUB_WEBHOOKS_ALLOW_PRIVATE: "1" },
     });
