@@ -29,6 +29,16 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     async drop() {
       const client = new pg.Client({ connectionString: ADMIN_URL });
       await client.connect();
+      // A pool's end() resolves before its connections have closed: give them a moment, so FORCE does not
+      // cut one off mid-goodbye (an in-process hub's pool would report that as an uncaught error).
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+          [name],
+        );
+        if (rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
     },
