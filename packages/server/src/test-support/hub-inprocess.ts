@@ -70,8 +70,7 @@ export class InProcessHub {
    */
   async fetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
     let request = new Request(input, init);
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    let payload = body;
+    let payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
     for (let hops = 0; ; hops++) {
       const url = new URL(request.url);
       if (url.origin !== new URL(this.url).origin) {
