@@ -1,10 +1,10 @@
 import type { ApiError, FollowEntry, OrgOverview, UserOverview } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 describe.each(DIALECTS)("following accounts and organizations, on %s", (dialect) => {
-  let hub: TestHub;
+  let hub: InProcessHub;
   const tokens: Record<string, string> = {};
 
   const handles = async (path: string) => {
@@ -16,7 +16,7 @@ describe.each(DIALECTS)("following accounts and organizations, on %s", (dialect)
     hub.request(`${path}/follow`, { method, token: tokens[who] });
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    hub = await startInProcessHub({ dialect });
     for (const handle of ["alice", "bob", "carol"]) {
       await hub.createUser(handle);
       tokens[handle] = await hub.createToken(handle);
