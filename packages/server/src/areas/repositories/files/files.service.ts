@@ -136,10 +136,21 @@ export function createFilesService({
       joined: string,
     ): Promise<{ revision: string; commit: string; path: string }> {
       const parts = joined.split("/");
-      for (let take = Math.min(parts.length, 4); take >= 1; take--) {
-        const revision = parts.slice(0, take).join("/");
-        const commit = revision ? await commitOf(repo, revision) : null;
-        if (commit) return { revision, commit, path: parts.slice(take).join("/") };
+      const takes = Array.from(
+        { length: Math.min(parts.length, 4) },
+        (_, i) => Math.min(parts.length, 4) - i,
+      );
+      // Every candidate is asked at once (one pipe, no round trip each); the longest that resolves wins.
+      const commits = await Promise.all(
+        takes.map((take) => {
+          const revision = parts.slice(0, take).join("/");
+          return revision ? commitOf(repo, revision) : null;
+        }),
+      );
+      for (const [index, take] of takes.entries()) {
+        const commit = commits[index];
+        if (commit)
+          return { revision: parts.slice(0, take).join("/"), commit, path: parts.slice(take).join("/") };
       }
       throw revisionNotFound(parts[0] ?? "", repo.fullName);
     },
