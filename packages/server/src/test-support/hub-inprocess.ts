@@ -11,7 +11,7 @@ import { loadConfig, type Config } from "../config.js";
 import { loggerOptions } from "../logger.js";
 import { prepareServe } from "../main.js";
 import { createTestDatabase, type Dialect, type TestDatabase } from "./databases.js";
-import { freePorts, runHubd, type CliResult } from "./hub-process.js";
+import { freePorts, reauthenticateThrough, runHubd, signInThrough, type CliResult } from "./hub-process.js";
 
 export { readJson } from "./hub-process.js";
 
@@ -156,25 +156,13 @@ export class InProcessHub {
   }
 
   /** Reauthenticates a token with the account password, as token management requires. */
-  async reauthenticate(token: string, password: string): Promise<void> {
-    const response = await this.request("/api/auth/reauthenticate", {
-      method: "POST",
-      token,
-      json: { password },
-    });
-    expect(response.status).toBe(200);
+  reauthenticate(token: string, password: string): Promise<void> {
+    return reauthenticateThrough(this, token, password);
   }
 
   /** Signs in with a password as a browser does and returns the session cookie (`hub_session=…`). */
-  async signIn(handle: string, password: string): Promise<string> {
-    const response = await this.request("/api/auth/login", {
-      method: "POST",
-      json: { username: handle, password },
-    });
-    expect(response.status).toBe(200);
-    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-    this.secrets.add(cookie.split("=")[1] ?? "");
-    return cookie;
+  signIn(handle: string, password: string): Promise<string> {
+    return signInThrough(this, handle, password);
   }
 
   /** Closes the app and every store as `hubd` does on SIGTERM, removes the storage, and checks the log. */

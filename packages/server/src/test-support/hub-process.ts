@@ -151,25 +151,13 @@ export class TestHub {
   }
 
   /** Reauthenticates a token with the account password, as token management requires. */
-  async reauthenticate(token: string, password: string): Promise<void> {
-    const response = await this.request("/api/auth/reauthenticate", {
-      method: "POST",
-      token,
-      json: { password },
-    });
-    expect(response.status).toBe(200);
+  reauthenticate(token: string, password: string): Promise<void> {
+    return reauthenticateThrough(this, token, password);
   }
 
   /** Signs in with a password as a browser does and returns the session cookie (`hub_session=…`). */
-  async signIn(handle: string, password: string): Promise<string> {
-    const response = await this.request("/api/auth/login", {
-      method: "POST",
-      json: { username: handle, password },
-    });
-    expect(response.status).toBe(200);
-    const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-    this.secrets.add(cookie.split("=")[1] ?? "");
-    return cookie;
+  signIn(handle: string, password: string): Promise<string> {
+    return signInThrough(this, handle, password);
   }
 
   /** Sends a signal and waits for the process to exit; returns its exit code. */
@@ -251,4 +239,32 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
 /** A response body read as the API type the test expects it to be. */
 export function readJson<T>(response: Response): Promise<T> {
   return response.json() as Promise<T>;
+}
+
+/** What both harnesses (a real process, the in-process app) offer to the shared helpers below. */
+interface ApiHarness {
+  readonly secrets: Set<string>;
+  request(pathname: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+}
+
+/** Reauthenticates a token with the account password, as token management requires. */
+export async function reauthenticateThrough(hub: ApiHarness, token: string, password: string): Promise<void> {
+  const response = await hub.request("/api/auth/reauthenticate", {
+    method: "POST",
+    token,
+    json: { password },
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Signs in with a password as a browser does and returns the session cookie (`hub_session=…`), remembered as a secret. */
+export async function signInThrough(hub: ApiHarness, handle: string, password: string): Promise<string> {
+  const response = await hub.request("/api/auth/login", {
+    method: "POST",
+    json: { username: handle, password },
+  });
+  expect(response.status).toBe(200);
+  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+  hub.secrets.add(cookie.split("=")[1] ?? "");
+  return cookie;
 }

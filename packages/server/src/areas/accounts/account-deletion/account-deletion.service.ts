@@ -8,7 +8,7 @@ import type { Db, DbOrTx } from "../../../db/database.js";
 import { foreignKeysTo } from "../../../db/foreign-keys.js";
 import type { RepositoryRow, UserRow } from "../../../db/schema.js";
 import { HubError, badRequest, notFound } from "../../../errors.js";
-import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
+import { removeUnheldObjects } from "../../../git/lfs/unheld-objects.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import { usersRepository } from "../account/users.repository.js";
@@ -133,10 +133,12 @@ export function createAccountDeletionService(deps: AccountDeletionDeps) {
       ]),
       [
         "LFS objects",
-        async () => {
-          const linked = await lfsObjectsRepository.heldAnywhere(db, oids);
-          for (const oid of oids) if (!linked.has(oid)) await deps.objectStore.remove(oid);
-        },
+        () =>
+          removeUnheldObjects(
+            db,
+            deps.objectStore,
+            oids.map((oid) => ({ oid })),
+          ),
       ],
       ["avatar", () => deps.profiles.collectAvatar(avatar)],
     ];

@@ -16,6 +16,7 @@ import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import { removeUnheldObjects } from "../../../git/lfs/unheld-objects.js";
 import type { RepoFiles } from "../../../git/repo-files.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import {
@@ -392,11 +393,7 @@ export function createReposService({
       const objects = await lfsObjectsRepository.ofRepository(db, repo.row.id);
       await reposRepository.delete(db, repo.row.id);
       await storage.remove(repo.row.id);
-      const stillHeld = await lfsObjectsRepository.heldAnywhere(
-        db,
-        objects.map((object) => object.oid),
-      );
-      for (const { oid } of objects) if (!stillHeld.has(oid)) await objectStore.remove(oid);
+      await removeUnheldObjects(db, objectStore, objects);
       await events.publish({ scope: "repo", action: "delete", repo, actor });
     },
 

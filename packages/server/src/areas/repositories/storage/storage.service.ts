@@ -4,6 +4,7 @@ import type { Db } from "../../../db/database.js";
 import { HubError, badRequest, conflict, revisionNotFound } from "../../../errors.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import { removeUnheldObjects } from "../../../git/lfs/unheld-objects.js";
 import { HistoryMovedError, type RepoMaintenance } from "../../../git/repo-maintenance.js";
 import type { RepoStorage } from "../../../git/repo-storage.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
@@ -60,16 +61,12 @@ export function createStorageService(deps: StorageServiceDeps) {
 
   /** Unlinks objects from a repository and removes from storage those no repository links any more. */
   async function release(repositoryId: string, objects: Array<{ oid: string; size: number }>) {
-    const oids = objects.map((o) => o.oid);
-    await storageRepository.unlink(db, repositoryId, oids);
-    const stillLinked = await lfsObjectsRepository.heldAnywhere(db, oids);
-    let freedBytes = 0;
-    for (const object of objects) {
-      if (stillLinked.has(object.oid)) continue;
-      await store.remove(object.oid);
-      freedBytes += object.size;
-    }
-    return freedBytes;
+    await storageRepository.unlink(
+      db,
+      repositoryId,
+      objects.map((o) => o.oid),
+    );
+    return removeUnheldObjects(db, store, objects);
   }
 
   return {
@@ -242,7 +239,7 @@ export function createStorageService(deps: StorageServiceDeps) {
         for (const object of relinked)
           await lfsObjectsRepository.link(db, repositoryId, object.oid, object.size, object.created_at);
         const freed = unused.filter((object) => !now.has(object.oid));
-        freedBytes += await release(repositoryId, freed);
+        freedBytes += await removeUnheldObjects(db, store, freed);
         unlinked += freed.length;
       }
       return { unlinked, freedBytes };
