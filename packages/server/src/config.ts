@@ -93,6 +93,11 @@ export interface Config {
   ports: Record<Surface, number>;
   dataDir: string;
   database: DatabaseConfig;
+  /**
+   * Whether serving processes keep hot reads until the database changes
+   * (`HUB_DISABLE_READ_CACHE=1` turns it off, to rule it out when debugging).
+   */
+  readCache: boolean;
   redisUrl: string | null;
   redisPrefix: string;
   publicUrl: string;
@@ -277,6 +282,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ports,
     dataDir,
     database: databaseConfig(env, dataDir),
+    readCache: !flag(env, "HUB_DISABLE_READ_CACHE"),
     redisUrl: env.HUB_REDIS_URL || null,
     redisPrefix: env.HUB_REDIS_PREFIX || "hub:",
     publicUrl: hubPublicUrl,

@@ -20,6 +20,7 @@ export function createLogger(config: Readonly<Config>, destination: number = 1):
 export async function prepareServe(config: Readonly<Config>, logger: Logger) {
   const hub = await createHub(config, logger, {
     mfaFailures: createRateLimiter(config, config.mfa.failures, logger, { failClosed: true }),
+    cacheReads: true,
   });
   const rateLimiter = createRateLimiter(config, config.rateLimit, logger);
   const downloadRateLimiter = createRateLimiter(config, config.downloadRateLimit, logger);

@@ -40,6 +40,8 @@ import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter } from "../auth/rate-limit/redis-rate-limiter.js";
 import type { Config, RateLimitConfig } from "../config.js";
 import { migrateToLatest, openDatabase } from "../db/database.js";
+import { cacheReadsOf } from "../db/cached-read.js";
+import { openChangeEpoch } from "../db/change-epoch.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
 import { createRepoStorage } from "../git/repo-storage.js";
 import { createGitService } from "../git/git-service.js";
@@ -79,16 +81,29 @@ export function createRateLimiter(
 export interface HubOptions {
   /** Counts wrong two-factor codes per account; in memory unless given (the admin CLI checks no codes). */
   mfaFailures?: RateLimiter;
+  /**
+   * Keeps the hot reads (credentials, memberships, repositories, billing
+   * settings) until the database changes (`db/cached-read.ts`); serving
+   * processes do, one-shot commands need not.
+   */
+  cacheReads?: boolean;
 }
 
 /** Opens the database (migrated) and wires every service; the admin CLI and the server share it. */
 export async function createHub(
   config: Readonly<Config>,
   logger: Logger,
-  { mfaFailures = createMemoryRateLimiter(config.mfa.failures) }: HubOptions = {},
+  { mfaFailures = createMemoryRateLimiter(config.mfa.failures), cacheReads = false }: HubOptions = {},
 ) {
   const db = openDatabase(config.database);
   await migrateToLatest(db, config.database);
+  const changes =
+    cacheReads && config.readCache
+      ? openChangeEpoch(config.database, (error) =>
+          logger.warn({ err: error }, "change notifications interrupted; reading uncached until they resume"),
+        )
+      : null;
+  if (changes) cacheReadsOf(db, changes);
   const clock = () => new Date();
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
@@ -330,6 +345,7 @@ export async function createHub(
       await preferences.flush();
       await mfaFailures.close();
       await openid.close();
+      await changes?.close();
       await db.destroy();
     },
   };

@@ -1,8 +1,12 @@
 import type { AccessRequestStatus } from "@hub/api";
 import type { DbOrTx } from "../db/database.js";
+import { cachedRead } from "../db/cached-read.js";
 import { preparedQuery } from "../db/prepared-query.js";
 
-/** The SQL behind the facts an authorization decision loads fresh on every request. */
+/**
+ * The SQL behind the facts an authorization decision loads for every request,
+ * cached until memberships, SSO or access requests change (in any process).
+ */
 
 const memberStanding = preparedQuery(
   (db: DbOrTx, organizationId: string, userId: string) =>
@@ -26,21 +30,23 @@ export const decisionFactsRepository = {
    * sign-in expiry, in one query; undefined for a non-member. Run on every
    * authorization of an organization's resource.
    */
-  memberStanding: async (db: DbOrTx, organizationId: string, userId: string) =>
-    (await memberStanding(db, organizationId, userId))[0],
+  memberStanding: cachedRead(
+    "member standing",
+    async (db: DbOrTx, organizationId: string, userId: string) =>
+      (await memberStanding(db, organizationId, userId))[0],
+  ),
 
   /** The status of the account's access request to a gated repository, or undefined when it has none. */
-  accessRequestStatus: async (
-    db: DbOrTx,
-    repositoryId: string,
-    userId: string,
-  ): Promise<AccessRequestStatus | undefined> =>
-    (
-      await db
-        .selectFrom("repo_access_requests")
-        .select("status")
-        .where("repository_id", "=", repositoryId)
-        .where("user_id", "=", userId)
-        .executeTakeFirst()
-    )?.status,
+  accessRequestStatus: cachedRead(
+    "access request status",
+    async (db: DbOrTx, repositoryId: string, userId: string): Promise<AccessRequestStatus | undefined> =>
+      (
+        await db
+          .selectFrom("repo_access_requests")
+          .select("status")
+          .where("repository_id", "=", repositoryId)
+          .where("user_id", "=", userId)
+          .executeTakeFirst()
+      )?.status,
+  ),
 };

@@ -21,6 +21,7 @@ import { organizationSso } from "./0019-organization-sso.js";
 import { papers } from "./0020-papers.js";
 import { deletedHandleReservations } from "./0021-deleted-handle-reservations.js";
 import { followsAndSpaceSdk } from "./0022-follows-and-space-sdk.js";
+import { changeNotes } from "./0023-change-notes.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   "0020-papers": papers,
   "0021-deleted-handle-reservations": deletedHandleReservations,
   "0022-follows-and-space-sdk": followsAndSpaceSdk,
+  "0023-change-notes": changeNotes,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

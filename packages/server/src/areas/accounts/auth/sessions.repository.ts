@@ -1,11 +1,13 @@
 import type { DbOrTx } from "../../../db/database.js";
 import type { SessionRow } from "../../../db/schema.js";
+import { cachedRead } from "../../../db/cached-read.js";
 
 /** SQL for browser sessions; like tokens, only the digest of the cookie secret is stored. */
 export const sessionsRepository = {
   insert: (db: DbOrTx, row: SessionRow) => db.insertInto("sessions").values(row).execute(),
 
-  findBySecretHash: (db: DbOrTx, secretHash: string) =>
+  /** The session and its account by the cookie digest, cached until sessions or accounts change. */
+  findBySecretHash: cachedRead("session by secret", (db: DbOrTx, secretHash: string) =>
     db
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
@@ -13,8 +15,9 @@ export const sessionsRepository = {
       .select(["users.handle", "users.fullname", "users.is_admin"])
       .where("sessions.secret_hash", "=", secretHash)
       .executeTakeFirst(),
+  ),
 
-  findById: (db: DbOrTx, id: string) =>
+  findById: cachedRead("session by id", (db: DbOrTx, id: string) =>
     db
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
@@ -22,6 +25,7 @@ export const sessionsRepository = {
       .select(["users.handle", "users.fullname", "users.is_admin"])
       .where("sessions.id", "=", id)
       .executeTakeFirst(),
+  ),
 
   delete: (db: DbOrTx, id: string) => db.deleteFrom("sessions").where("id", "=", id).execute(),
 

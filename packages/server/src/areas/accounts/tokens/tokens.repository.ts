@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
 import { preparedQuery } from "../../../db/prepared-query.js";
 import type { AccessTokenRow } from "../../../db/schema.js";
 
@@ -40,11 +41,17 @@ export const tokensRepository = {
       .orderBy("access_tokens.id")
       .execute(),
 
-  /** The token and its account, by the digest of the presented secret: every authenticated request runs it. */
-  findBySecretHash: async (db: DbOrTx, secretHash: string) => (await findBySecretHash(db, secretHash))[0],
+  /**
+   * The token and its account, by the digest of the presented secret: every
+   * authenticated request runs it, so it is cached until tokens or accounts change.
+   */
+  findBySecretHash: cachedRead(
+    "token by secret",
+    async (db: DbOrTx, secretHash: string) => (await findBySecretHash(db, secretHash))[0],
+  ),
 
   /** The token and its account by id, for credentials a signed transfer URL names. */
-  findById: async (db: DbOrTx, tokenId: string) => (await findById(db, tokenId))[0],
+  findById: cachedRead("token by id", async (db: DbOrTx, tokenId: string) => (await findById(db, tokenId))[0]),
 
   delete: async (db: DbOrTx, userId: string, tokenId: string) =>
     (

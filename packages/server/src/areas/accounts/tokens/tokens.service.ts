@@ -102,11 +102,20 @@ export function createTokensService({ db, clock, secretPrefix }: TokensServiceDe
     return org;
   }
 
+  /**
+   * When each token was last noted as used by this process; the row itself
+   * may come from the read cache, which a touch (rightly) does not retire.
+   */
+  const touchedAt = new Map<string, number>();
+
   /** The principal of a stored token, or null once it has expired; notes its use at most once a minute. */
   async function usable(row: TokenWithAccount) {
     const now = clock();
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) return null;
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
+    const lastUsed = touchedAt.get(row.id) ?? (row.last_used_at === null ? 0 : Date.parse(row.last_used_at));
+    if (now.getTime() - lastUsed > TOUCH_INTERVAL_MS) {
+      if (touchedAt.size >= 10_000) touchedAt.clear();
+      touchedAt.set(row.id, now.getTime());
       await tokensRepository.touch(db, row.id, now.toISOString());
     }
     const credential: TokenCredential = {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTx } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
 import { preparedQuery } from "../../../db/prepared-query.js";
 import type { InferenceOwnerRow, InferenceUsageRow } from "../../../db/schema.js";
 
@@ -35,10 +36,15 @@ function totals(db: DbOrTx, ownerId: string, start: string, end: string) {
 
 /** SQL for the Router's owners (preferences, credit), saved provider keys, and the usage ledger. */
 export const inferenceRepository = {
-  owner: async (db: DbOrTx, ownerId: string): Promise<InferenceOwnerRow | undefined> =>
-    (await ownerRow(db, ownerId))[0],
+  /** An owner's settings and credit; cached until any owner's row changes (each ledger batch does). */
+  owner: cachedRead(
+    "inference owner",
+    async (db: DbOrTx, ownerId: string): Promise<InferenceOwnerRow | undefined> =>
+      (await ownerRow(db, ownerId))[0],
+  ),
 
-  sealedKeys,
+  /** An owner's sealed provider keys; cached until saved keys change. */
+  sealedKeys: cachedRead("sealed provider keys", sealedKeys),
 
   /** Creates the owner's row with defaults if it has none yet. */
   ensureOwner: (db: DbOrTx, ownerId: string, ownerType: string, now: string) =>

@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
 import { preparedQuery } from "../../../db/prepared-query.js";
 import type { MembershipRow, OrganizationRow } from "../../../db/schema.js";
 
@@ -24,11 +25,14 @@ const membershipsOfUser = preparedQuery(
 export const orgsRepository = {
   insert: (db: DbOrTx, row: OrganizationRow) => db.insertInto("organizations").values(row).execute(),
 
-  findByHandle: (db: DbOrTx, handle: string) =>
+  /** Cached until organizations change: every request to an organization's repositories asks. */
+  findByHandle: cachedRead("organization by handle", (db: DbOrTx, handle: string) =>
     db.selectFrom("organizations").selectAll().where("handle", "=", handle).executeTakeFirst(),
+  ),
 
-  findById: (db: DbOrTx, id: string) =>
+  findById: cachedRead("organization by id", (db: DbOrTx, id: string) =>
     db.selectFrom("organizations").selectAll().where("id", "=", id).executeTakeFirst(),
+  ),
 
   upsertMembership: (db: DbOrTx, row: MembershipRow) =>
     db
@@ -86,7 +90,9 @@ export const orgsRepository = {
     )?.role ?? null,
 
   /** The organizations a user belongs to, with the user's role, ordered by handle. */
-  membershipsOfUser: (db: DbOrTx, userId: string) => membershipsOfUser(db, userId),
+  membershipsOfUser: cachedRead("memberships of user", (db: DbOrTx, userId: string) =>
+    membershipsOfUser(db, userId),
+  ),
 
   /** How many public repositories of each kind the organization owns. */
   publicRepoCounts: (db: DbOrTx, organizationId: string) =>

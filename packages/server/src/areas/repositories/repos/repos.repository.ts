@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { cachedRead } from "../../../db/cached-read.js";
 import type { DbOrTx } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
 
@@ -6,7 +7,8 @@ import type { RepositoryRow } from "../../../db/schema.js";
 export const reposRepository = {
   insert: (db: DbOrTx, row: RepositoryRow) => db.insertInto("repositories").values(row).execute(),
 
-  find: (db: DbOrTx, ownerId: string, type: string, name: string) =>
+  /** Cached until repositories change: every request to a repository asks. */
+  find: cachedRead("repository", (db: DbOrTx, ownerId: string, type: string, name: string) =>
     db
       .selectFrom("repositories")
       .selectAll()
@@ -14,12 +16,14 @@ export const reposRepository = {
       .where("type", "=", type)
       .where("name", "=", name)
       .executeTakeFirst(),
+  ),
 
   touch: (db: DbOrTx, id: string, at: string) =>
     db.updateTable("repositories").set({ updated_at: at }).where("id", "=", id).execute(),
 
-  findById: (db: DbOrTx, id: string) =>
+  findById: cachedRead("repository by id", (db: DbOrTx, id: string) =>
     db.selectFrom("repositories").selectAll().where("id", "=", id).executeTakeFirst(),
+  ),
 
   /** The handle of a repository's owner, whichever kind of namespace it is. */
   async ownerHandle(db: DbOrTx, ownerType: string, ownerId: string) {
@@ -136,8 +140,8 @@ export const reposRepository = {
 
   delete: (db: DbOrTx, id: string) => db.deleteFrom("repositories").where("id", "=", id).execute(),
 
-  /** The user or organization a handle names. */
-  async findOwner(db: DbOrTx, handle: string) {
+  /** The user or organization a handle names; cached until accounts or organizations change. */
+  findOwner: cachedRead("owner by handle", async (db: DbOrTx, handle: string) => {
     const user = await db
       .selectFrom("users")
       .select(["id", "handle"])
@@ -150,5 +154,5 @@ export const reposRepository = {
       .where("handle", "=", handle)
       .executeTakeFirst();
     return org ? { type: "org" as const, id: org.id, handle: org.handle } : null;
-  },
+  }),
 };

@@ -1,0 +1,75 @@
+import type { ChangeEpoch } from "./change-epoch.js";
+import type { DbOrTx } from "./database.js";
+
+/** How many results one cached read keeps at most; the oldest go first. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  epoch: number;
+  value: Promise<unknown>;
+}
+
+/** The results of one cached read, all from the same epoch. */
+class ReadResults {
+  private epoch = -1;
+  private readonly entries = new Map<string, Entry>();
+
+  get<T>(epoch: number, key: string, load: () => Promise<T>): Promise<T> {
+    if (epoch !== this.epoch) {
+      this.entries.clear();
+      this.epoch = epoch;
+    }
+    const hit = this.entries.get(key);
+    if (hit) return hit.value as Promise<T>;
+    const value = load().then(frozen);
+    const entry = { epoch, value };
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, entry);
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return value;
+  }
+}
+
+/** Cached results are shared between requests: nobody may change one. */
+function frozen<T>(value: T): T {
+  if (Array.isArray(value)) value.forEach(frozen);
+  if (value !== null && typeof value === "object") Object.freeze(value);
+  return value;
+}
+
+const cachesOf = new WeakMap<object, { epoch: ChangeEpoch; reads: Map<symbol, ReadResults> }>();
+
+/**
+ * Lets the cached reads of `db` keep their results while `epoch` holds. Only
+ * the serving processes do; elsewhere (the admin CLI, a transaction) the same
+ * reads go to the database every time.
+ */
+export function cacheReadsOf(db: DbOrTx, epoch: ChangeEpoch): void {
+  cachesOf.set(db, { epoch, reads: new Map() });
+}
+
+/**
+ * A read whose result is kept until the database next changes one of the
+ * tables migration 0023 notes, in any process: the hot paths (token, session
+ * and key lookups, memberships, repositories, billing settings) read the
+ * database once per change instead of once per request. The read must depend
+ * only on noted tables and its arguments, and its callers must not change
+ * what it returns (results are frozen). The epoch is taken before the read
+ * starts, so a change that lands while it runs retires its result.
+ */
+export function cachedRead<Args extends string[], T>(
+  name: string,
+  read: (db: DbOrTx, ...args: Args) => Promise<T>,
+): (db: DbOrTx, ...args: Args) => Promise<T> {
+  const id = Symbol(name);
+  return (db, ...args) => {
+    const cache = cachesOf.get(db);
+    const epoch = cache?.epoch.current() ?? null;
+    if (!cache || epoch === null) return read(db, ...args);
+    let results = cache.reads.get(id);
+    if (!results) cache.reads.set(id, (results = new ReadResults()));
+    return results.get(epoch, args.join("\u0000"), () => read(db, ...args));
+  };
+}

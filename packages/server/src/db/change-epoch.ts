@@ -1,0 +1,104 @@
+import Sqlite from "better-sqlite3";
+import pg from "pg";
+import type { DatabaseConfig } from "../config.js";
+
+/** The PostgreSQL channel the change triggers notify (migration 0023). */
+export const CHANGE_CHANNEL = "hub_changes";
+
+/**
+ * A number that moves whenever a noted table changes (migration 0023), from
+ * any process. Reads cached under one value stay valid while it holds; null
+ * means the source cannot vouch for anything right now, and nothing is cached.
+ */
+export interface ChangeEpoch {
+  current(): number | null;
+  close(): Promise<void>;
+}
+
+/**
+ * SQLite: the counter the triggers bump, read on a connection of its own for
+ * every cached read. One indexed row in the page cache costs about a
+ * microsecond, and a change committed by any process is seen by the next read.
+ */
+function sqliteEpoch(file: string): ChangeEpoch {
+  const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
+  const read = connection.prepare("select value from change_epoch where id = 1").pluck();
+  return {
+    current() {
+      try {
+        return read.get() as number;
+      } catch {
+        return null;
+      }
+    },
+    close: async () => {
+      connection.close();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: the triggers notify the channel at commit, and PostgreSQL hands
+ * the notification to every listening process at once. While the listening
+ * connection is down (or not yet listening) the epoch is unknown, and each
+ * new connection starts a new epoch, so nothing read before a gap survives it.
+ */
+function postgresEpoch(url: string, onError: (error: Error) => void): ChangeEpoch {
+  let epoch = 0;
+  let listening = false;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  let backoffMs = 250;
+
+  const lost = (error?: Error) => {
+    listening = false;
+    if (error) onError(error);
+    client?.removeAllListeners();
+    client?.end().catch(() => {});
+    client = null;
+    if (!closed && !retry) {
+      retry = setTimeout(connect, backoffMs);
+      retry.unref();
+      backoffMs = Math.min(backoffMs * 2, 10_000);
+    }
+  };
+  async function connect() {
+    retry = null;
+    const next = new pg.Client({ connectionString: url });
+    client = next;
+    next.on("notification", () => {
+      epoch += 1;
+    });
+    next.on("error", lost);
+    next.on("end", () => lost());
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${CHANGE_CHANNEL}`);
+      if (client !== next) return;
+      epoch += 1;
+      listening = true;
+      backoffMs = 250;
+    } catch (error) {
+      if (client === next) lost(error as Error);
+    }
+  }
+  void connect();
+  return {
+    current: () => (listening ? epoch : null),
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const last = client;
+      client = null;
+      listening = false;
+      last?.removeAllListeners();
+      await last?.end().catch(() => {});
+    },
+  };
+}
+
+/** The change epoch of the configured database; open it after migrating, so its table or triggers exist. */
+export function openChangeEpoch(config: DatabaseConfig, onError: (error: Error) => void): ChangeEpoch {
+  return config.dialect === "postgres" ? postgresEpoch(config.url, onError) : sqliteEpoch(config.file);
+}
