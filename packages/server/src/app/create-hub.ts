@@ -39,7 +39,7 @@ import { createMemoryRateLimiter } from "../auth/rate-limit/memory-rate-limiter.
 import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import { createRedisRateLimiter } from "../auth/rate-limit/redis-rate-limiter.js";
 import type { Config, RateLimitConfig } from "../config.js";
-import { migrateToLatest, openDatabase } from "../db/database.js";
+import { migrateToLatest, openDatabase, writeCountOf } from "../db/database.js";
 import { cacheReadsOf } from "../db/cached-read.js";
 import { openChangeEpoch } from "../db/change-epoch.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
@@ -99,7 +99,7 @@ export async function createHub(
   await migrateToLatest(db, config.database);
   const changes =
     cacheReads && config.readCache
-      ? openChangeEpoch(config.database, (error) =>
+      ? openChangeEpoch(config.database, writeCountOf(db), (error) =>
           logger.warn({ err: error }, "change notifications interrupted; reading uncached until they resume"),
         )
       : null;

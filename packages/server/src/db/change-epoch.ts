@@ -1,6 +1,7 @@
 import Sqlite from "better-sqlite3";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
+import type { WriteCount } from "./write-counting-driver.js";
 
 /** The PostgreSQL channel the change triggers notify (migration 0023). */
 export const CHANGE_CHANNEL = "hub_changes";
@@ -39,11 +40,13 @@ function sqliteEpoch(file: string): ChangeEpoch {
 
 /**
  * PostgreSQL: the triggers notify the channel at commit, and PostgreSQL hands
- * the notification to every listening process at once. While the listening
- * connection is down (or not yet listening) the epoch is unknown, and each
- * new connection starts a new epoch, so nothing read before a gap survives it.
+ * the notification to every listening process at once. This process's own
+ * writes count at once, without waiting for their notification to come back.
+ * While the listening connection is down (or not yet listening) the epoch is
+ * unknown, and each new connection starts a new epoch, so nothing read before
+ * a gap survives it.
  */
-function postgresEpoch(url: string, onError: (error: Error) => void): ChangeEpoch {
+function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) => void): ChangeEpoch {
   let epoch = 0;
   let listening = false;
   let closed = false;
@@ -85,7 +88,7 @@ function postgresEpoch(url: string, onError: (error: Error) => void): ChangeEpoc
   }
   void connect();
   return {
-    current: () => (listening ? epoch : null),
+    current: () => (listening ? epoch + writes.count : null),
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
@@ -98,7 +101,16 @@ function postgresEpoch(url: string, onError: (error: Error) => void): ChangeEpoc
   };
 }
 
-/** The change epoch of the configured database; open it after migrating, so its table or triggers exist. */
-export function openChangeEpoch(config: DatabaseConfig, onError: (error: Error) => void): ChangeEpoch {
-  return config.dialect === "postgres" ? postgresEpoch(config.url, onError) : sqliteEpoch(config.file);
+/**
+ * The change epoch of the configured database; open it after migrating, so its
+ * table or triggers exist. `writes` counts this process's own writes (PostgreSQL).
+ */
+export function openChangeEpoch(
+  config: DatabaseConfig,
+  writes: WriteCount | undefined,
+  onError: (error: Error) => void,
+): ChangeEpoch {
+  return config.dialect === "postgres"
+    ? postgresEpoch(config.url, writes ?? { count: 0 }, onError)
+    : sqliteEpoch(config.file);
 }

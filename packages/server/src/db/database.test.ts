@@ -63,6 +63,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0020-papers",
         "0021-deleted-handle-reservations",
         "0022-follows-and-space-sdk",
+        "0023-change-notes",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

@@ -14,16 +14,30 @@ import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema.js";
+import { countingWrites, type WriteCount } from "./write-counting-driver.js";
 
 export type Db = Kysely<Database>;
 export type DbOrTx = Kysely<Database> | Transaction<Database>;
 
+const writeCounts = new WeakMap<Db, WriteCount>();
+
+/** This process's count of completed writes to a PostgreSQL database (`db/change-epoch.ts` reads it). */
+export function writeCountOf(db: Db): WriteCount | undefined {
+  return writeCounts.get(db);
+}
+
 /** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
 export function openDatabase(config: DatabaseConfig): Db {
   if (config.dialect === "postgres") {
-    return new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
+    const writes: WriteCount = { count: 0 };
+    const db = new Kysely<Database>({
+      dialect: countingWrites(
+        new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
+        writes,
+      ),
     });
+    writeCounts.set(db, writes);
+    return db;
   }
   fs.mkdirSync(path.dirname(config.file), { recursive: true });
   const sqlite = new Sqlite(config.file);
