@@ -17,20 +17,32 @@ export interface ChangeEpoch {
 }
 
 /**
- * SQLite: the counter the triggers bump, read on a connection of its own for
- * every cached read. One indexed row in the page cache costs about a
- * microsecond, and a change committed by any process is seen by the next read.
+ * SQLite: the counter the triggers bump, on a connection of its own, plus
+ * this process's own writes, which count the moment they complete. Reading
+ * the counter takes a lock on the WAL index (a few system calls), so it is
+ * read at most once per turn of the event loop: every read of a turn comes
+ * after that turn's poll for I/O returned, so a request is always checked
+ * against the database as it was after the request arrived, and a change
+ * committed by another process before it applies to it.
  */
-function sqliteEpoch(file: string): ChangeEpoch {
+function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
   const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
   const read = connection.prepare("select value from change_epoch where id = 1").pluck();
+  let thisTurn: number | null = null;
+  const forget = () => {
+    thisTurn = null;
+  };
   return {
     current() {
-      try {
-        return read.get() as number;
-      } catch {
-        return null;
+      if (thisTurn === null) {
+        try {
+          thisTurn = read.get() as number;
+        } catch {
+          return null;
+        }
+        setImmediate(forget);
       }
+      return thisTurn + writes.count;
     },
     close: async () => {
       connection.close();
@@ -103,14 +115,15 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
 
 /**
  * The change epoch of the configured database; open it after migrating, so its
- * table or triggers exist. `writes` counts this process's own writes (PostgreSQL).
+ * table or triggers exist. `writes` counts this process's own writes.
  */
 export function openChangeEpoch(
   config: DatabaseConfig,
   writes: WriteCount | undefined,
   onError: (error: Error) => void,
 ): ChangeEpoch {
+  const own = writes ?? { count: 0 };
   return config.dialect === "postgres"
-    ? postgresEpoch(config.url, writes ?? { count: 0 }, onError)
-    : sqliteEpoch(config.file);
+    ? postgresEpoch(config.url, own, onError)
+    : sqliteEpoch(config.file, own);
 }

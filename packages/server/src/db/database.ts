@@ -21,7 +21,7 @@ export type DbOrTx = Kysely<Database> | Transaction<Database>;
 
 const writeCounts = new WeakMap<Db, WriteCount>();
 
-/** This process's count of completed writes to a PostgreSQL database (`db/change-epoch.ts` reads it). */
+/** This process's count of completed writes to the database (`db/change-epoch.ts` reads it). */
 export function writeCountOf(db: Db): WriteCount | undefined {
   return writeCounts.get(db);
 }
@@ -45,7 +45,12 @@ export function openDatabase(config: DatabaseConfig): Db {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const writes: WriteCount = { count: 0 };
+  const db = new Kysely<Database>({
+    dialect: countingWrites(new SqliteDialect({ database: withStatementCache(sqlite) }), writes),
+  });
+  writeCounts.set(db, writes);
+  return db;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
