@@ -206,7 +206,14 @@ export async function benchCliMemory({ sizeMiB = 1024, seed = 1 } = {}) {
 }
 
 if (isMain(import.meta.url)) {
-  const { values } = parseArgs({ options: { "size-mib": { type: "string" }, seed: { type: "string" } } });
+  const { values } = parseArgs({
+    options: {
+      // Read by lib.mjs: profile the hubs this run serves from.
+      profile: { type: "boolean" },
+      "size-mib": { type: "string" },
+      seed: { type: "string" },
+    },
+  });
   const options = {};
   if (values["size-mib"]) options.sizeMiB = wholeNumber("size-mib", values["size-mib"]);
   if (values.seed) options.seed = wholeNumber("seed", values.seed);

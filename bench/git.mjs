@@ -649,7 +649,13 @@ function cpuSampler(roots, intervalMs = 10) {
 
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
-    options: { runs: { type: "string" }, "fetch-runs": { type: "string" }, seed: { type: "string" } },
+    options: {
+      // Read by lib.mjs: profile the hubs this run serves from.
+      profile: { type: "boolean" },
+      runs: { type: "string" },
+      "fetch-runs": { type: "string" },
+      seed: { type: "string" },
+    },
   });
   const options = {};
   if (values.runs) options.runs = wholeNumber("runs", values.runs);

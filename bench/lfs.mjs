@@ -639,6 +639,8 @@ function memoryWatch(pid, intervalMs = 50) {
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: {
+      // Read by lib.mjs: profile the hubs this run serves from.
+      profile: { type: "boolean" },
       runs: { type: "string" },
       warmup: { type: "string" },
       "size-mib": { type: "string" },

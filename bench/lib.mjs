@@ -13,6 +13,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import autocannon from "autocannon";
+import { printProfile, profileArgs, profiling } from "./profile.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The built hub's command line, which the git and LFS benchmarks start and set up accounts with. */
@@ -22,10 +23,12 @@ export const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
  * Spawns a node script and resolves with its URL once it logs a JSON line `{msg:"listening", url}`.
  * With `surfaces` (like `["hub", "git"]`), it waits instead for a `listening` line naming each of those
  * surfaces; `urls` maps every surface seen to its URL and `pid` is the server's process id.
- * `nodeArgs` go to node before the script (flags NODE_OPTIONS refuses, like `--cpu-prof`).
+ * `nodeArgs` go to node before the script (flags NODE_OPTIONS refuses, like `--cpu-prof`). With `--profile`
+ * on the benchmark's command line, a hub started here is CPU-profiled and its summary printed when it stops.
  */
 export function startServer(script, args, env, { surfaces, nodeArgs = [] } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  const profile = profiling && script === hubd ? profileArgs() : null;
+  const child = spawn(process.execPath, [...(profile?.nodeArgs ?? []), ...nodeArgs, script, ...args], {
     env,
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -46,7 +49,11 @@ export function startServer(script, args, env, { surfaces, nodeArgs = [] } = {})
             // would otherwise cost the load generator, in this process, a JSON.parse per request.
             child.stdout.removeAllListeners("data");
             child.stdout.resume();
-            resolve({ url: first, urls, pid: child.pid, stop: () => stop(child) });
+            const stopped = async () => {
+              await stop(child);
+              if (profile) printProfile(profile.dir, `hubd ${args.join(" ")}`);
+            };
+            resolve({ url: first, urls, pid: child.pid, stop: stopped });
             return;
           }
         } catch {

@@ -445,6 +445,8 @@ function printVerdicts(verdicts) {
 if (isMain(import.meta.url)) {
   const { values } = parseArgs({
     options: {
+      // Read by lib.mjs: profile the hubs this run serves from.
+      profile: { type: "boolean" },
       duration: { type: "string" },
       warmup: { type: "string" },
       streams: { type: "string" },
