@@ -137,12 +137,13 @@ export function createRouterServer(deps: RouterDeps) {
       );
     }
     const secret = match[1];
-    const digest = sha256(secret);
-    if (providerKeyDigests.some((known) => timingSafeEqual(known, digest))) {
-      throw invalidApiKey("That is a provider credential, not a hub token; send your hub access token.");
-    }
     const principal = await deps.tokens.resolve(secret);
     if (!principal) {
+      // Only a secret that is no token is compared with the providers' keys, to say what was sent.
+      const digest = sha256(secret);
+      if (providerKeyDigests.some((known) => timingSafeEqual(known, digest))) {
+        throw invalidApiKey("That is a provider credential, not a hub token; send your hub access token.");
+      }
       throw invalidApiKey(
         "The token is invalid, revoked or expired; create a token with the inference:run scope.",
       );
