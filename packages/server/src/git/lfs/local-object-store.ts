@@ -4,9 +4,19 @@ import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { OffloadedSha256 } from "./hash-workers.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 
 const READ_CHUNK_BYTES = 1024 * 1024;
+/**
+ * How much of an upload may wait for the disk. With Node's default 16 KiB
+ * every 64 KiB the socket delivers pauses it until the file write comes back
+ * from the thread pool; with room for a few MiB the socket keeps flowing and
+ * the writes that pile up meanwhile go out together (writev).
+ */
+const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Objects from this size on are hashed on a worker thread (`hash-workers.ts`). */
+const OFFLOAD_HASH_BYTES = 16 * 1024 * 1024;
 
 /** LFS objects as files under `lfs/objects/ab/cd/<oid>`, written to a temporary file and renamed in once verified. */
 export function createLocalObjectStore(dataDir: string): ObjectStore {
@@ -29,26 +39,36 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
       const target = pathOf(oid);
       const temporary = path.join(root, "tmp", `${oid}.${randomBytes(6).toString("hex")}`);
       await mkdir(path.dirname(temporary), { recursive: true });
-      const hash = createHash("sha256");
+      // Large objects are hashed on a worker thread; starting one costs more than hashing a small object here.
+      const hash = size >= OFFLOAD_HASH_BYTES ? new OffloadedSha256() : createHash("sha256");
       let received = 0;
       const measure = new Transform({
+        highWaterMark: WRITE_BUFFER_BYTES,
         transform(chunk: Buffer, _encoding, done) {
           received += chunk.length;
           if (received > size)
             return done(new ObjectMismatchError(`More than the announced ${size} bytes were sent.`));
-          hash.update(chunk);
-          done(null, chunk);
+          if (!(hash instanceof OffloadedSha256)) {
+            hash.update(chunk);
+            return done(null, chunk);
+          }
+          hash.update(chunk).then(() => done(null, chunk), done);
         },
       });
       try {
-        await pipeline(body, measure, createWriteStream(temporary, { flags: "wx" }));
+        await pipeline(
+          body,
+          measure,
+          createWriteStream(temporary, { flags: "wx", highWaterMark: WRITE_BUFFER_BYTES }),
+        );
         if (received !== size)
           throw new ObjectMismatchError(`${received} bytes arrived, ${size} were announced.`);
-        if (hash.digest("hex") !== oid)
+        if ((await hash.digest("hex")) !== oid)
           throw new ObjectMismatchError("The content does not hash to the object id.");
         await mkdir(path.dirname(target), { recursive: true });
         await rename(temporary, target);
       } finally {
+        if (hash instanceof OffloadedSha256) hash.close();
         await rm(temporary, { force: true });
       }
     },
