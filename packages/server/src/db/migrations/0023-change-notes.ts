@@ -48,11 +48,7 @@ const NOTED: ReadonlyArray<{ table: string; columns?: string[] }> = [
  * commit. A later migration that rebuilds one of these tables calls this again
  * for it (SQLite drops a table's triggers with the table).
  */
-export async function noteChangesOn(
-  db: Kysely<unknown>,
-  table: string,
-  columns?: string[],
-): Promise<void> {
+export async function noteChangesOn(db: Kysely<unknown>, table: string, columns?: string[]): Promise<void> {
   const events = ["insert", "delete", columns ? `update of ${columns.join(", ")}` : "update"];
   for (const [index, event] of events.entries()) {
     const name = sql.id(`${table}_notes_change_${index}`);

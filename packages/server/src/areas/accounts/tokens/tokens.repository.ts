@@ -51,7 +51,10 @@ export const tokensRepository = {
   ),
 
   /** The token and its account by id, for credentials a signed transfer URL names. */
-  findById: cachedRead("token by id", async (db: DbOrTx, tokenId: string) => (await findById(db, tokenId))[0]),
+  findById: cachedRead(
+    "token by id",
+    async (db: DbOrTx, tokenId: string) => (await findById(db, tokenId))[0],
+  ),
 
   delete: async (db: DbOrTx, userId: string, tokenId: string) =>
     (
