@@ -26,11 +26,11 @@ export function isGitService(value: unknown): value is GitService {
 export interface GitSession {
   child: ChildProcessWithoutNullStreams;
   /**
-   * Records the refs a push updated (for webhooks) when git succeeded; call
-   * once git has exited and before its status reaches the client, so a push
-   * git reports done always has its deliveries.
+   * Records the refs a push updated (for webhooks, and to retire cached
+   * revisions); call once git has exited and before its status reaches the
+   * client, so a push git reports done always has its deliveries.
    */
-  finish(code: number | null): Promise<void>;
+  finish(): Promise<void>;
 }
 
 export interface GitServiceDeps {
@@ -76,10 +76,11 @@ export function createGitService({ storage, repos, maxGitBlobBytes }: GitService
       child.stdin.on("error", () => {});
       return {
         child,
-        async finish(code) {
+        async finish() {
           if (!push) return;
-          const updates = await push.updates();
-          if (code === 0) await repos.refsUpdated(repo, updates, options.actor);
+          // The post-receive hook records only refs that moved: they are recorded (and the repository's row
+          // touched, which retires cached revisions) even when git then failed to answer the client.
+          await repos.refsUpdated(repo, await push.updates(), options.actor);
         },
       };
     },

@@ -229,11 +229,18 @@ export async function startHub(options: StartOptions = {}): Promise<TestHub> {
   const dialect = sharing?.dialect ?? options.dialect ?? "sqlite";
   const dataDir = sharing?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "hub-test-"));
   const database = sharing?.database ?? (await createTestDatabase(dialect));
-  const [hubPort = 0, gitPort = 0, sshPort = 0, routerPort = 0] = await freePorts(4);
-  const ports = { hub: hubPort, git: gitPort, ssh: sshPort, router: routerPort };
-  const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
-  await hub.start();
-  return hub;
+  // A port found free can be taken by another test's process before hubd binds it: then try other ports.
+  for (let attempt = 1; ; attempt++) {
+    const [hubPort = 0, gitPort = 0, sshPort = 0, routerPort = 0] = await freePorts(4);
+    const ports = { hub: hubPort, git: gitPort, ssh: sshPort, router: routerPort };
+    const hub = new TestHub(dialect, dataDir, database, { ...sharing?.env, ...options.env }, !sharing, ports);
+    try {
+      await hub.start();
+      return hub;
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
 }
 
 /** A response body read as the API type the test expects it to be. */

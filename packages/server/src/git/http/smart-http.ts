@@ -151,7 +151,7 @@ export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHt
       );
     }
     if (push) {
-      await session.finish(code);
+      await session.finish();
       res.end();
     }
   }

@@ -267,7 +267,7 @@ export async function createSshServer(deps: SshServerDeps) {
         child.once("close", (code) => {
           // A push is recorded (for webhooks) before git's exit status reaches the client.
           void session
-            .finish(code)
+            .finish()
             .catch((err: Error) =>
               deps.logger.error({ err: err.message, repo: repo.fullName }, "push not recorded"),
             )

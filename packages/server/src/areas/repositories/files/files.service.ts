@@ -1,5 +1,6 @@
 import type { Principal } from "../../../auth/credential.js";
-import type { Db } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
+import type { Db, DbOrTx } from "../../../db/database.js";
 import { HubError, badRequest, entryNotFound, revisionNotFound } from "../../../errors.js";
 
 import { lfsMatcher } from "../../../git/gitattributes.js";
@@ -106,9 +107,39 @@ export function createFilesService({
   async function commitOf(repo: FoundRepo, revision: string): Promise<string | null> {
     const ref = revision === "HEAD" || revision === "" ? repo.row.default_branch : revision;
     if (!REVISION.test(ref)) return null;
-    const found = await reader.info(repo.row.id, `${ref}^{commit}`);
-    return found?.type === "commit" ? found.oid : null;
+    return cachedCommit(db, repo.row.id, ref);
   }
+
+  /*
+   * What a revision names, and a commit's file, are kept until the database
+   * next notes a change (`db/cached-read.ts`). Refs move only with a touch of
+   * the repository's row (`refsUpdated`, before the push or commit answers),
+   * which retires them in every process, as it retires a candidate that named
+   * nothing yet.
+   */
+  const cachedCommit = cachedRead("revision", async (_db: DbOrTx, repositoryId: string, ref: string) => {
+    const found = await reader.info(repositoryId, `${ref}^{commit}`);
+    return found?.type === "commit" ? found.oid : null;
+  });
+
+  const cachedEntry = cachedRead(
+    "tree entry",
+    async (_db: DbOrTx, repositoryId: string, commit: string, path: string) => {
+      const found = await reader.info(repositoryId, `${commit}:${path}`);
+      if (found?.type !== "blob") return null;
+      const entry = { type: "file" as const, path, oid: found.oid, size: found.size };
+      if (found.size > MAX_POINTER_SIZE) return entry;
+      const content = (await reader.contents(repositoryId, found.oid))?.content ?? Buffer.alloc(0);
+      const pointer = parseLfsPointer(content);
+      return pointer
+        ? {
+            ...entry,
+            size: pointer.size,
+            lfs: { oid: pointer.oid, size: pointer.size, pointerSize: found.size },
+          }
+        : { ...entry, content };
+    },
+  );
 
   async function resolve(repo: FoundRepo, revision: string): Promise<string> {
     const sha = await commitOf(repo, revision);
@@ -333,20 +364,9 @@ export function createFilesService({
      */
     async entry(repo: FoundRepo, commit: string, path: string): Promise<TreeEntry & { content?: Buffer }> {
       checkPath(path);
-      const name = `${commit}:${path}`;
-      const found = await reader.info(repo.row.id, name);
-      if (found?.type !== "blob") throw entryNotFound(path, commit);
-      const entry = { type: "file" as const, path, oid: found.oid, size: found.size };
-      if (found.size > MAX_POINTER_SIZE) return entry;
-      const content = (await reader.contents(repo.row.id, found.oid))?.content ?? Buffer.alloc(0);
-      const pointer = parseLfsPointer(content);
-      return pointer
-        ? {
-            ...entry,
-            size: pointer.size,
-            lfs: { oid: pointer.oid, size: pointer.size, pointerSize: found.size },
-          }
-        : { ...entry, content };
+      const entry = await cachedEntry(db, repo.row.id, commit, path);
+      if (!entry) throw entryNotFound(path, commit);
+      return entry;
     },
 
     /** A blob's content. */
