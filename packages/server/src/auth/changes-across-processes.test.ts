@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AccountKey, CreatedToken, TokenList } from "@hub/api";
@@ -186,6 +186,30 @@ describe.each(DIALECTS)(
       expect((await lsRemoteHttps(reader, "acme/secret", tokens.bob ?? "")).code).not.toBe(0);
 
       expect((await writer.cli(["org", "add-member", "acme", "bob", "--role", "read"])).code).toBe(0);
+    });
+
+    it("a push through one process is what the other resolves next, and a branch it makes is found", async () => {
+      const clone = path.join(work, "pushed");
+      const token = tokens.ann ?? "";
+      expect((await git(["clone", withToken(`${writer.gitUrl}/acme/secret`, token), clone], work)).code).toBe(
+        0,
+      );
+      const resolve = (revision: string) =>
+        reader.request(`/acme/secret/resolve/${revision}/notes.txt`, { token });
+      for (const text of ["first", "second"]) {
+        writeFileSync(path.join(clone, "notes.txt"), text);
+        await git(["add", "notes.txt"], clone);
+        await git(["commit", "-m", text], clone);
+        // The reader has looked (and found nothing new) just before the push.
+        await resolve("main");
+        expect((await git(["push", "origin", "HEAD:main"], clone)).code).toBe(0);
+        const response = await resolve("main");
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe(text);
+      }
+      expect((await resolve("topic")).status).toBe(404);
+      expect((await git(["push", "origin", "HEAD:refs/heads/topic"], clone)).code).toBe(0);
+      expect(await (await resolve("topic")).text()).toBe("second");
     });
 
     it("an organization that starts requiring SSO refuses its members at once", async () => {
