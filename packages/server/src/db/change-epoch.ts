@@ -6,6 +6,9 @@ import type { WriteCount } from "./write-counting-driver.js";
 /** The PostgreSQL channel the change triggers notify (migration 0023). */
 export const CHANGE_CHANNEL = "hub_changes";
 
+/** How often the listening connection must answer, and how long it may take. */
+const HEARTBEAT_MS = 2000;
+
 /**
  * A number that moves whenever a noted table changes (migration 0023), from
  * any process. Reads cached under one value stay valid while it holds; null
@@ -56,7 +59,10 @@ function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
  * writes count at once, without waiting for their notification to come back.
  * While the listening connection is down (or not yet listening) the epoch is
  * unknown, and each new connection starts a new epoch, so nothing read before
- * a gap survives it.
+ * a gap survives it. A connection that dies quietly (no reset reaches this
+ * process) is found by a heartbeat: one that does not answer within
+ * `HEARTBEAT_MS` counts as lost, so a change made while it is dying goes
+ * unseen for at most about twice that.
  */
 function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) => void): ChangeEpoch {
   let epoch = 0;
@@ -65,13 +71,22 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
   let backoffMs = 250;
+  const heartbeat = setInterval(() => {
+    const asked = listening ? client : null;
+    asked?.query("select 1").catch((error: Error) => {
+      if (client === asked) lost(error);
+    });
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
 
   const lost = (error?: Error) => {
     listening = false;
     if (error) onError(error);
-    client?.removeAllListeners();
-    client?.end().catch(() => {});
+    const last = client;
     client = null;
+    last?.removeAllListeners();
+    last?.on("error", () => {});
+    last?.end().catch(() => {});
     if (!closed && !retry) {
       retry = setTimeout(connect, backoffMs);
       retry.unref();
@@ -80,7 +95,11 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
   };
   async function connect() {
     retry = null;
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({
+      connectionString: url,
+      keepAlive: true,
+      query_timeout: HEARTBEAT_MS,
+    });
     client = next;
     next.on("notification", () => {
       epoch += 1;
@@ -103,6 +122,7 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
     current: () => (listening ? epoch + writes.count : null),
     async close() {
       closed = true;
+      clearInterval(heartbeat);
       if (retry) clearTimeout(retry);
       const last = client;
       client = null;
