@@ -1,33 +1,98 @@
 import type {
+  ColumnNode,
   CompiledQuery,
   DatabaseConnection,
+  DeleteQueryNode,
   Dialect,
   Driver,
+  InsertQueryNode,
+  OperationNode,
   QueryResult,
+  TableNode,
   TransactionSettings,
+  UpdateQueryNode,
 } from "kysely";
 
-/** How many statements other than reads this process has run, commits included. */
+/** How many statements that may change cached reads this process has run, commits included. */
 export interface WriteCount {
   count: number;
 }
 
-function isRead(query: CompiledQuery): boolean {
-  return query.query.kind === "SelectQueryNode" || /^\s*select\b/i.test(query.sql);
+/**
+ * Tables no cached read depends on, written often (activity counts, webhook
+ * deliveries, the usage ledger): writing them retires nothing.
+ */
+const UNCACHED_TABLES = new Set([
+  "account_activity",
+  "webhook_deliveries",
+  "webhook_attempts",
+  "inference_usage",
+]);
+/** A column whose update alone decides nothing: a token's or key's last use, noted as it is used. */
+const USE_NOTES = new Map([
+  ["access_tokens", "last_used_at"],
+  ["account_keys", "last_used_at"],
+]);
+
+const nameOf = (node: OperationNode | undefined): string | null =>
+  node?.kind === "TableNode" ? (node as TableNode).table.identifier.name : null;
+
+const CONTROL = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
+
+/**
+ * Whether a statement may change what a cached read returns: anything but a
+ * read, a transaction's control statement, a write to an uncached table, or
+ * an update of only a use note. What it cannot tell (raw SQL) counts.
+ */
+function retiresCache(query: CompiledQuery): boolean {
+  const node = query.query;
+  if (node.kind === "SelectQueryNode") return false;
+  if (node.kind === "RawNode") return !/^\s*select\b/i.test(query.sql) && !CONTROL.test(query.sql);
+  const table =
+    node.kind === "InsertQueryNode"
+      ? nameOf((node as InsertQueryNode).into)
+      : node.kind === "UpdateQueryNode"
+        ? nameOf((node as UpdateQueryNode).table)
+        : node.kind === "DeleteQueryNode"
+          ? nameOf((node as DeleteQueryNode).from.froms[0])
+          : null;
+  if (table === null) return true;
+  if (UNCACHED_TABLES.has(table)) return false;
+  const note = USE_NOTES.get(table);
+  const updates = node.kind === "UpdateQueryNode" ? (node as UpdateQueryNode).updates : undefined;
+  if (note && updates?.length) {
+    return !updates.every((update) => {
+      const column = update.column as ColumnNode;
+      return column.kind === "ColumnNode" && column.column.name === note;
+    });
+  }
+  return true;
 }
 
-/** A connection that counts every statement but reads once it has run (a commit is one). */
+/**
+ * A connection that counts each statement that may retire cached reads once
+ * it has run, and the commit of a transaction that ran one.
+ */
 class CountingConnection implements DatabaseConnection {
+  private dirty = false;
+
   constructor(
     readonly inner: DatabaseConnection,
     private readonly writes: WriteCount,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const counts = retiresCache(query);
     try {
       return await this.inner.executeQuery<R>(query);
     } finally {
-      if (!isRead(query)) this.writes.count += 1;
+      if (counts) {
+        this.writes.count += 1;
+        this.dirty = true;
+      } else if (query.query.kind === "RawNode" && /^\s*(commit|rollback)\b/i.test(query.sql)) {
+        if (this.dirty) this.writes.count += 1;
+        this.dirty = false;
+      }
     }
   }
 
