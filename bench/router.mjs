@@ -5,7 +5,7 @@
 // processes; the figures are printed as markdown tables, with the targets and a JSON line at the end.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -64,7 +64,6 @@ export async function benchRouter({
   streams = 200,
   pauseMs = 5,
   gapMs = 0,
-  profileDir = null,
 } = {}) {
   const workspace = benchWorkspace("hub-bench-router-");
   try {
@@ -109,10 +108,8 @@ export async function benchRouter({
       ...(process.env.HUB_DATABASE_URL ? { HUB_DATABASE_URL: process.env.HUB_DATABASE_URL } : {}),
     };
     const token = await benchToken(env, "write");
-    if (profileDir) mkdirSync(profileDir, { recursive: true });
     const hub = await startServer(hubd, ["serve", "--only", "router"], env, {
       surfaces: ["router"],
-      nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     });
     workspace.onCleanup(hub.stop);
 
@@ -452,7 +449,6 @@ if (isMain(import.meta.url)) {
       streams: { type: "string" },
       "pause-ms": { type: "string" },
       "gap-ms": { type: "string" },
-      "profile-dir": { type: "string" },
     },
   });
   const options = {};
@@ -461,6 +457,5 @@ if (isMain(import.meta.url)) {
   if (values.streams) options.streams = wholeNumber("streams", values.streams);
   if (values["pause-ms"]) options.pauseMs = wholeNumber("pause-ms", values["pause-ms"], 0);
   if (values["gap-ms"]) options.gapMs = wholeNumber("gap-ms", values["gap-ms"], 0);
-  if (values["profile-dir"]) options.profileDir = path.resolve(values["profile-dir"]);
   await benchRouter(options);
 }

@@ -4,15 +4,10 @@ import type { DbOrTx } from "./database.js";
 /** How many results one cached read keeps at most; the oldest go first. */
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
-  epoch: number;
-  value: Promise<unknown>;
-}
-
 /** The results of one cached read, all from the same epoch. */
 class ReadResults {
   private epoch = -1;
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, Promise<unknown>>();
 
   get<T>(epoch: number, key: string, load: () => Promise<T>): Promise<T> {
     if (epoch !== this.epoch) {
@@ -20,13 +15,12 @@ class ReadResults {
       this.epoch = epoch;
     }
     const hit = this.entries.get(key);
-    if (hit) return hit.value as Promise<T>;
+    if (hit) return hit as Promise<T>;
     const value = load().then(frozen);
-    const entry = { epoch, value };
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, entry);
+    this.entries.set(key, value);
     value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
+      if (this.entries.get(key) === value) this.entries.delete(key);
     });
     return value;
   }

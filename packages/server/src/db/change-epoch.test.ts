@@ -52,11 +52,10 @@ describe("the read cache on PostgreSQL, when its listening connection is cut", (
       createHash("sha256").update(token).digest("hex"),
     ]);
     expect(revoked.rowCount).toBe(1);
-    await until(async () => {
-      const st = (await hub.request("/api/whoami", { token })).status;
-      console.log("status", st, Date.now());
-      return st === 401;
-    }, "the revocation to apply");
+    await until(
+      async () => (await hub.request("/api/whoami", { token })).status === 401,
+      "the revocation to apply",
+    );
 
     // The hub listens again, and a change notified from then on applies.
     await until(async () => {

@@ -139,11 +139,10 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
  */
 export function openChangeEpoch(
   config: DatabaseConfig,
-  writes: WriteCount | undefined,
+  writes: WriteCount,
   onError: (error: Error) => void,
 ): ChangeEpoch {
-  const own = writes ?? { count: 0 };
   return config.dialect === "postgres"
-    ? postgresEpoch(config.url, own, onError)
-    : sqliteEpoch(config.file, own);
+    ? postgresEpoch(config.url, writes, onError)
+    : sqliteEpoch(config.file, writes);
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Sqlite from "better-sqlite3";
 import {
+  type Dialect,
   Kysely,
   Migrator,
   type MigrationProvider,
@@ -21,23 +22,24 @@ export type DbOrTx = Kysely<Database> | Transaction<Database>;
 
 const writeCounts = new WeakMap<Db, WriteCount>();
 
-/** This process's count of completed writes to the database (`db/change-epoch.ts` reads it). */
-export function writeCountOf(db: Db): WriteCount | undefined {
-  return writeCounts.get(db);
+/** This process's count of completed writes to a database `openDatabase` opened (`db/change-epoch.ts` reads it). */
+export function writeCountOf(db: Db): WriteCount {
+  const writes = writeCounts.get(db);
+  if (!writes) throw new Error("Only a database opened by openDatabase counts its writes.");
+  return writes;
 }
 
 /** Opens the configured database: SQLite (WAL, foreign keys, busy timeout) or PostgreSQL. */
 export function openDatabase(config: DatabaseConfig): Db {
+  const writes: WriteCount = { count: 0 };
+  const db = new Kysely<Database>({ dialect: countingWrites(dialectOf(config), writes) });
+  writeCounts.set(db, writes);
+  return db;
+}
+
+function dialectOf(config: DatabaseConfig): Dialect {
   if (config.dialect === "postgres") {
-    const writes: WriteCount = { count: 0 };
-    const db = new Kysely<Database>({
-      dialect: countingWrites(
-        new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
-        writes,
-      ),
-    });
-    writeCounts.set(db, writes);
-    return db;
+    return new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) });
   }
   fs.mkdirSync(path.dirname(config.file), { recursive: true });
   const sqlite = new Sqlite(config.file);
@@ -45,12 +47,7 @@ export function openDatabase(config: DatabaseConfig): Db {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  const writes: WriteCount = { count: 0 };
-  const db = new Kysely<Database>({
-    dialect: countingWrites(new SqliteDialect({ database: withStatementCache(sqlite) }), writes),
-  });
-  writeCounts.set(db, writes);
-  return db;
+  return new SqliteDialect({ database: withStatementCache(sqlite) });
 }
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -38,6 +38,7 @@ const nameOf = (node: OperationNode | undefined): string | null =>
   node?.kind === "TableNode" ? (node as TableNode).table.identifier.name : null;
 
 const CONTROL = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
+const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
 
 /**
  * Whether a statement may change what a cached read returns: anything but a
@@ -89,7 +90,7 @@ class CountingConnection implements DatabaseConnection {
       if (counts) {
         this.writes.count += 1;
         this.dirty = true;
-      } else if (query.query.kind === "RawNode" && /^\s*(commit|rollback)\b/i.test(query.sql)) {
+      } else if (query.query.kind === "RawNode" && TRANSACTION_END.test(query.sql)) {
         if (this.dirty) this.writes.count += 1;
         this.dirty = false;
       }
@@ -103,6 +104,8 @@ class CountingConnection implements DatabaseConnection {
 
 const innerOf = (connection: DatabaseConnection) =>
   connection instanceof CountingConnection ? connection.inner : connection;
+
+const noSavepoints = () => Promise.reject(new Error("This dialect's driver has no savepoints."));
 
 class CountingDriver implements Driver {
   constructor(
@@ -120,12 +123,13 @@ class CountingDriver implements Driver {
   commitTransaction = (connection: DatabaseConnection) => this.inner.commitTransaction(connection);
   rollbackTransaction = (connection: DatabaseConnection) => this.inner.rollbackTransaction(connection);
   releaseConnection = (connection: DatabaseConnection) => this.inner.releaseConnection(innerOf(connection));
+  // Both dialects' drivers have savepoints; one without them refuses, as Kysely would.
   savepoint: Driver["savepoint"] = (connection, name, compile) =>
-    this.inner.savepoint?.(connection, name, compile) ?? Promise.resolve();
+    this.inner.savepoint?.(connection, name, compile) ?? noSavepoints();
   rollbackToSavepoint: Driver["rollbackToSavepoint"] = (connection, name, compile) =>
-    this.inner.rollbackToSavepoint?.(connection, name, compile) ?? Promise.resolve();
+    this.inner.rollbackToSavepoint?.(connection, name, compile) ?? noSavepoints();
   releaseSavepoint: Driver["releaseSavepoint"] = (connection, name, compile) =>
-    this.inner.releaseSavepoint?.(connection, name, compile) ?? Promise.resolve();
+    this.inner.releaseSavepoint?.(connection, name, compile) ?? noSavepoints();
 }
 
 /**

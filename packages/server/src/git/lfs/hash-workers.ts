@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
@@ -5,6 +6,8 @@ import { Worker } from "node:worker_threads";
 const SLOT_BYTES = 1024 * 1024;
 /** Slots per job: how far the worker may fall behind before `update` waits (so memory stays bounded). */
 const SLOTS = 8;
+/** Objects from this size on are hashed on a worker; starting one costs more than hashing a small object here. */
+const OFFLOAD_BYTES = 16 * 1024 * 1024;
 /** Hashing workers at most: one per core the event loop does not need, at least one. */
 const MAX_WORKERS = Math.min(4, Math.max(1, availableParallelism() - 1));
 
@@ -85,7 +88,7 @@ function leastBusy(): HashWorker {
  * full slot to the worker, waiting while every slot is taken; `digest`
  * resolves with the hex digest once the worker has hashed it all.
  */
-export class OffloadedSha256 {
+class OffloadedSha256 implements UploadHash {
   private readonly job = nextJob++;
   private readonly home = leastBusy();
   private readonly arena = new SharedArrayBuffer(SLOTS * SLOT_BYTES);
@@ -164,4 +167,25 @@ export class OffloadedSha256 {
   private post(request: HashRequest): void {
     this.home.worker.postMessage(request);
   }
+}
+
+/** The SHA-256 of one upload as it streams in: `update` gives a promise to wait for while the hashing is behind. */
+export interface UploadHash {
+  update(chunk: Buffer): Promise<void> | null;
+  digest(): Promise<string>;
+  close(): void;
+}
+
+/** The hash for an upload of `size` bytes: on a hashing worker when large, on the event loop otherwise. */
+export function uploadHash(size: number): UploadHash {
+  if (size >= OFFLOAD_BYTES) return new OffloadedSha256();
+  const hash = createHash("sha256");
+  return {
+    update: (chunk) => {
+      hash.update(chunk);
+      return null;
+    },
+    digest: async () => hash.digest("hex"),
+    close: () => {},
+  };
 }

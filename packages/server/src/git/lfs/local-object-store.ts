@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { OffloadedSha256 } from "./hash-workers.js";
+import { uploadHash } from "./hash-workers.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
 
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -15,8 +15,6 @@ const READ_CHUNK_BYTES = 1024 * 1024;
  * the writes that pile up meanwhile go out together (writev).
  */
 const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
-/** Objects from this size on are hashed on a worker thread (`hash-workers.ts`). */
-const OFFLOAD_HASH_BYTES = 16 * 1024 * 1024;
 
 /** LFS objects as files under `lfs/objects/ab/cd/<oid>`, written to a temporary file and renamed in once verified. */
 export function createLocalObjectStore(dataDir: string): ObjectStore {
@@ -39,8 +37,7 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
       const target = pathOf(oid);
       const temporary = path.join(root, "tmp", `${oid}.${randomBytes(6).toString("hex")}`);
       await mkdir(path.dirname(temporary), { recursive: true });
-      // Large objects are hashed on a worker thread; starting one costs more than hashing a small object here.
-      const hash = size >= OFFLOAD_HASH_BYTES ? new OffloadedSha256() : createHash("sha256");
+      const hash = uploadHash(size);
       let received = 0;
       const measure = new Transform({
         highWaterMark: WRITE_BUFFER_BYTES,
@@ -48,11 +45,9 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
           received += chunk.length;
           if (received > size)
             return done(new ObjectMismatchError(`More than the announced ${size} bytes were sent.`));
-          if (!(hash instanceof OffloadedSha256)) {
-            hash.update(chunk);
-            return done(null, chunk);
-          }
-          hash.update(chunk).then(() => done(null, chunk), done);
+          const behind = hash.update(chunk);
+          if (behind) behind.then(() => done(null, chunk), done);
+          else done(null, chunk);
         },
       });
       try {
@@ -63,12 +58,12 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
         );
         if (received !== size)
           throw new ObjectMismatchError(`${received} bytes arrived, ${size} were announced.`);
-        if ((await hash.digest("hex")) !== oid)
+        if ((await hash.digest()) !== oid)
           throw new ObjectMismatchError("The content does not hash to the object id.");
         await mkdir(path.dirname(target), { recursive: true });
         await rename(temporary, target);
       } finally {
-        if (hash instanceof OffloadedSha256) hash.close();
+        hash.close();
         await rm(temporary, { force: true });
       }
     },

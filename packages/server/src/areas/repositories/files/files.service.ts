@@ -167,10 +167,8 @@ export function createFilesService({
       joined: string,
     ): Promise<{ revision: string; commit: string; path: string }> {
       const parts = joined.split("/");
-      const takes = Array.from(
-        { length: Math.min(parts.length, 4) },
-        (_, i) => Math.min(parts.length, 4) - i,
-      );
+      const longest = Math.min(parts.length, 4);
+      const takes = Array.from({ length: longest }, (_, i) => longest - i);
       // Every candidate is asked at once (one pipe, no round trip each); the longest that resolves wins.
       const commits = await Promise.all(
         takes.map((take) => {
