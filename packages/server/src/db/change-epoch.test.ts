@@ -2,11 +2,14 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { LISTENER_NAME } from "./change-epoch.js";
 
+/** The hub's listening connections, by name: their last query is the heartbeat's as often as the LISTEN. */
 const listeners = async (client: pg.Client) =>
   (
     await client.query<{ pid: number }>(
-      "select pid from pg_stat_activity where datname = current_database() and query ilike 'listen %'",
+      "select pid from pg_stat_activity where datname = current_database() and application_name = $1",
+      [LISTENER_NAME],
     )
   ).rows.map((row) => row.pid);
 

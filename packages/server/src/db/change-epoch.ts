@@ -6,6 +6,9 @@ import type { WriteCount } from "./write-counting-driver.js";
 /** The PostgreSQL channel the change triggers notify (migration 0023). */
 export const CHANGE_CHANNEL = "hub_changes";
 
+/** The listening connection's name in `pg_stat_activity`, for operators (and tests) to find it. */
+export const LISTENER_NAME = "hub-change-listener";
+
 /** How often the listening connection must answer, and how long it may take. */
 const HEARTBEAT_MS = 2000;
 
@@ -97,6 +100,7 @@ function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) 
     retry = null;
     const next = new pg.Client({
       connectionString: url,
+      application_name: LISTENER_NAME,
       keepAlive: true,
       query_timeout: HEARTBEAT_MS,
     });
