@@ -80,6 +80,7 @@ import {
   toHubError,
 } from "../http/error-handler.js";
 import { createValidatorCompiler } from "../http/validation.js";
+import { webRoutes } from "./web.js";
 
 export interface AppDeps {
   git: GitServiceRunner;
@@ -328,5 +329,6 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(smartHttp(deps));
   await app.register(lfs(deps, config.publicUrl));
+  await app.register(await webRoutes({ publicUrl: config.publicUrl, logger: deps.logger }));
   return app;
 }

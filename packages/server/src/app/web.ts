@@ -1,0 +1,225 @@
+import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/** What the hub needs of SvelteKit's built server (`@sveltejs/kit`'s `Server`). */
+interface KitServer {
+  init(options: { env: Record<string, string> }): Promise<void>;
+  respond(
+    request: Request,
+    options: { getClientAddress(): string; platform: { hub(request: Request): Promise<Response> } },
+  ): Promise<Response>;
+}
+
+interface StaticFile {
+  file: string;
+  type: string;
+  immutable: boolean;
+  encodings: { br: boolean; gzip: boolean };
+}
+
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** Form posts to pages are small; uploads go to the API. */
+const FORM_BODY_LIMIT = 1024 * 1024;
+
+/** Where `packages/web` keeps its build, or null when it has not been built. */
+function webBuildDir(): string | null {
+  try {
+    const dir = path.join(path.dirname(fileURLToPath(import.meta.resolve("@hub/web/package.json"))), "build");
+    return existsSync(path.join(dir, "server", "index.js")) ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every file of the client build by its URL path; nothing outside it can be named. */
+function staticFiles(clientDir: string): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (!/\.(br|gz)$/.test(entry.name)) {
+        const url = `/${path.relative(clientDir, full).split(path.sep).join("/")}`;
+        files.set(url, {
+          file: full,
+          type: TYPES[path.extname(entry.name)] ?? "application/octet-stream",
+          immutable: url.startsWith("/_app/immutable/"),
+          encodings: { br: existsSync(`${full}.br`), gzip: existsSync(`${full}.gz`) },
+        });
+      }
+    }
+  };
+  walk(clientDir);
+  return files;
+}
+
+/** Whether a request is a person's browser asking for a page (or a page's form post), not an API client. */
+function wantsPage(request: FastifyRequest): boolean {
+  if (request.method === "POST") {
+    return /^(application\/x-www-form-urlencoded|multipart\/form-data|text\/plain)/i.test(
+      request.headers["content-type"] ?? "",
+    );
+  }
+  return /\btext\/html\b/i.test(request.headers.accept ?? "") || request.url.includes("/__data.json");
+}
+
+/** The URL paths of pages, in the Hugging Face Hub's shapes; API and git routes keep precedence over them. */
+const PAGE_PATHS = [
+  "/",
+  "/models",
+  "/datasets",
+  "/spaces",
+  "/login",
+  "/logout",
+  "/new",
+  "/settings",
+  "/settings/*",
+  "/organizations/*",
+  "/__data.json",
+  "/:owner",
+  "/:owner/:repo",
+  "/:owner/:repo/*",
+  "/datasets/:owner/:repo",
+  "/datasets/:owner/:repo/*",
+  "/spaces/:owner/:repo",
+  "/spaces/:owner/:repo/*",
+];
+
+/**
+ * The web site (`packages/web`, SvelteKit) on the Hub listener. Pages render on the server; what they read
+ * and write goes through the public API, answered in-process by `inject()` with the browser's own cookie,
+ * so a page can do nothing the API would refuse. Paths the API or git own are never shadowed: those routes
+ * win, `/api/` is never a page, and a request that does not ask for HTML gets the API's JSON 404.
+ */
+export async function webRoutes({
+  publicUrl,
+  logger,
+}: {
+  publicUrl: string;
+  logger: FastifyBaseLogger;
+}): Promise<(app: FastifyInstance) => Promise<void>> {
+  const dir = webBuildDir();
+  if (!dir) {
+    logger.warn("The web site is not built (npm run build); the hub serves the API only.");
+    return async () => {};
+  }
+  const { Server } = (await import(pathToImport(path.join(dir, "server", "index.js")))) as {
+    Server: new (manifest: unknown) => KitServer;
+  };
+  const { manifest } = (await import(pathToImport(path.join(dir, "server", "manifest.js")))) as {
+    manifest: unknown;
+  };
+  const server = new Server(manifest);
+  await server.init({ env: {} });
+  const files = staticFiles(path.join(dir, "client"));
+  const origin = new URL(publicUrl).origin;
+
+  return async (app) => {
+    app.addContentTypeParser(
+      ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"],
+      { parseAs: "buffer", bodyLimit: FORM_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+
+    /** The API's answer to a page's request, made in-process as the browser's own request. */
+    async function answerInProcess(request: Request, ip: string): Promise<Response> {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = {};
+      request.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const answer = await app.inject({
+        method: request.method as "GET",
+        url: url.pathname + url.search,
+        headers,
+        remoteAddress: ip,
+        ...(request.body ? { payload: Buffer.from(await request.arrayBuffer()) } : {}),
+      });
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value === undefined) continue;
+        for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(item));
+      }
+      const empty = answer.statusCode === 204 || answer.statusCode === 304 || request.method === "HEAD";
+      return new Response(empty ? null : answer.rawPayload, {
+        status: answer.statusCode,
+        headers: responseHeaders,
+      });
+    }
+
+    async function page(request: FastifyRequest, reply: FastifyReply) {
+      if (request.url.startsWith("/api/") || !wantsPage(request)) return reply.callNotFound();
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value === undefined) continue;
+        for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+      }
+      const body = request.method === "POST" && Buffer.isBuffer(request.body) ? request.body : undefined;
+      const response = await server.respond(
+        new Request(new URL(request.url, origin), { method: request.method, headers, body }),
+        {
+          getClientAddress: () => request.ip,
+          platform: { hub: (inner) => answerInProcess(inner, request.ip) },
+        },
+      );
+      reply.status(response.status);
+      response.headers.forEach((value, name) => {
+        if (name !== "set-cookie") reply.header(name, value);
+      });
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length > 0) reply.header("set-cookie", cookies);
+      return reply.send(Buffer.from(await response.arrayBuffer()));
+    }
+
+    async function asset(request: FastifyRequest, reply: FastifyReply) {
+      const file = files.get(request.url.split("?")[0] ?? "");
+      if (!file) return reply.callNotFound();
+      const accepts = request.headers["accept-encoding"] ?? "";
+      const encoding =
+        file.encodings.br && /\bbr\b/.test(accepts)
+          ? "br"
+          : file.encodings.gzip && /\bgzip\b/.test(accepts)
+            ? "gzip"
+            : null;
+      const served = encoding ? `${file.file}.${encoding === "br" ? "br" : "gz"}` : file.file;
+      reply
+        .header("content-type", file.type)
+        .header("content-length", statSync(served).size)
+        .header("vary", "accept-encoding")
+        .header(
+          "cache-control",
+          file.immutable ? "public, max-age=31536000, immutable" : "public, max-age=600",
+        );
+      if (encoding) reply.header("content-encoding", encoding);
+      return reply.send(request.method === "HEAD" ? null : createReadStream(served));
+    }
+
+    const config = { access: "public" as const, unmetered: true };
+    for (const url of PAGE_PATHS) {
+      app.route({ method: ["GET", "HEAD", "POST"], url, schema: { hide: true }, config, handler: page });
+    }
+    app.route({ method: ["GET", "HEAD"], url: "/_app/*", schema: { hide: true }, config, handler: asset });
+    for (const url of files.keys()) {
+      if (!url.startsWith("/_app/")) {
+        app.route({ method: ["GET", "HEAD"], url, schema: { hide: true }, config, handler: asset });
+      }
+    }
+  };
+}
+
+/** An absolute file path as an `import()` specifier. */
+function pathToImport(file: string): string {
+  return new URL(`file://${file}`).href;
+}

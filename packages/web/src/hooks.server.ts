@@ -1,0 +1,28 @@
+import type { Handle, HandleServerError } from "@sveltejs/kit";
+import { viewerOf } from "$lib/server/api";
+
+/** What pages fetch on the server that the hub itself answers rather than a page route. */
+function isHubPath(pathname: string): boolean {
+  return (
+    pathname.startsWith("/api/") ||
+    /^\/(?:(?:datasets|spaces)\/)?[^/]+\/[^/]+\/(?:resolve|raw)\//.test(pathname)
+  );
+}
+
+export const handle: Handle = async ({ event, resolve }) => {
+  if (event.isSubRequest && isHubPath(event.url.pathname)) {
+    if (!event.platform) throw new Error("The web runs inside the hub, which passes it the `hub` platform.");
+    return event.platform.hub(event.request);
+  }
+  event.locals.viewer = await viewerOf(event);
+  const response = await resolve(event);
+  response.headers.set("x-frame-options", "DENY");
+  response.headers.set("referrer-policy", "same-origin");
+  return response;
+};
+
+export const handleError: HandleServerError = ({ error, status }) => {
+  if (status === 404) return { message: "Not found" };
+  console.error(error);
+  return { message: "Something went wrong on the hub's side; try again." };
+};

@@ -1,0 +1,87 @@
+import { error, type RequestEvent } from "@sveltejs/kit";
+import type { WhoamiV2 } from "@hub/api";
+import type { Viewer } from "$lib/types";
+
+/** The cookie that carries the browser session (the hub's `auth/authenticate.ts` names it too). */
+export const SESSION_COOKIE = "hub_session";
+
+type Fetch = RequestEvent["fetch"];
+
+/** A failed API call: the status and the hub's error body (`{ error, code, field }`). */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The hub's answer to one API call: its JSON and the headers pages read (Link pagination). */
+export interface ApiAnswer<T> {
+  data: T;
+  headers: Headers;
+}
+
+/**
+ * Calls the hub's public API from a page's server code with the page's own fetch, which carries the
+ * browser's cookie; the hub answers it in-process (hooks.server.ts). A non-2xx answer throws ApiFailure.
+ */
+export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}): Promise<ApiAnswer<T>> {
+  const headers = new Headers(init.headers);
+  headers.set("accept", "application/json");
+  if (init.body !== undefined && typeof init.body === "string")
+    headers.set("content-type", "application/json");
+  const response = await fetch(path, { ...init, headers });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as {
+      error?: string;
+      code?: string;
+      field?: string;
+    } | null;
+    throw new ApiFailure(
+      response.status,
+      body?.code ?? "unknown",
+      body?.error ?? `The hub answered ${response.status}.`,
+      body?.field,
+    );
+  }
+  const data = response.status === 204 ? null : await response.json();
+  return { data: data as T, headers: response.headers };
+}
+
+/** `call` for what a page cannot render without: hiding things it may not see as a not-found page. */
+export async function load<T>(fetch: Fetch, path: string): Promise<ApiAnswer<T>> {
+  try {
+    return await call<T>(fetch, path);
+  } catch (err) {
+    if (err instanceof ApiFailure) {
+      // A private repository answers 401 to the anonymous and 404 to outsiders: both see "not found".
+      if ([401, 403, 404].includes(err.status)) error(404, { message: "Not found", code: err.code });
+      if (err.status === 429) error(429, { message: err.message, code: err.code });
+    }
+    throw err;
+  }
+}
+
+/** The signed-in person behind the browser's session cookie, or null (a stale cookie is cleared). */
+export async function viewerOf(event: RequestEvent): Promise<Viewer | null> {
+  if (!event.cookies.get(SESSION_COOKIE)) return null;
+  try {
+    const { data } = await call<WhoamiV2>(event.fetch, "/api/whoami-v2");
+    return {
+      name: data.name,
+      fullname: data.fullname,
+      avatarUrl: `/api/users/${encodeURIComponent(data.name)}/avatar`,
+      orgs: data.orgs.map((org) => org.name),
+    };
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) {
+      event.cookies.delete(SESSION_COOKIE, { path: "/" });
+      return null;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,8 @@
+import { sveltekit } from "@sveltejs/kit/vite";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  plugins: [sveltekit()],
+  build: { chunkSizeWarningLimit: 200 },
+  logLevel: "warn",
+});
