@@ -2,7 +2,16 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "data/**", "coverage/**", "packages/web/build/**", "packages/web/.svelte-kit/**"] },
+  {
+    ignores: [
+      "**/dist/**",
+      "**/node_modules/**",
+      "data/**",
+      "coverage/**",
+      "packages/web/build/**",
+      "packages/web/.svelte-kit/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
