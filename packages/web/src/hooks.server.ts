@@ -5,6 +5,7 @@ import { viewerOf } from "$lib/server/api";
 function isHubPath(pathname: string): boolean {
   return (
     pathname.startsWith("/api/") ||
+    pathname.startsWith("/.well-known/") ||
     /^\/(?:(?:datasets|spaces)\/)?[^/]+\/[^/]+\/(?:resolve|raw)\//.test(pathname)
   );
 }

@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** What the hub needs of SvelteKit's built server (`@sveltejs/kit`'s `Server`). */
@@ -36,7 +36,10 @@ const FORM_BODY_LIMIT = 1024 * 1024;
 /** Where `packages/web` keeps its build, or null when it has not been built. */
 function webBuildDir(): string | null {
   try {
-    const dir = path.join(path.dirname(fileURLToPath(import.meta.resolve("@hub/web/package.json"))), "build");
+    const dir = path.join(
+      path.dirname(createRequire(import.meta.url).resolve("@hub/web/package.json")),
+      "build",
+    );
     return existsSync(path.join(dir, "server", "index.js")) ? dir : null;
   } catch {
     return null;

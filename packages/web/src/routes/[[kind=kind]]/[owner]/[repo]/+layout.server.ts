@@ -1,0 +1,29 @@
+import type { RepoInfo } from "@hub/api";
+import { load as apiLoad } from "$lib/server/api";
+import { addressOf } from "$lib/server/repo";
+import type { LayoutServerLoad } from "./$types";
+
+interface Refs {
+  branches: { name: string; targetCommit: string }[];
+  tags: { name: string; targetCommit: string }[];
+}
+
+export const load: LayoutServerLoad = async ({ params, fetch }) => {
+  const address = addressOf(params);
+  const [{ data: repo }, { data: refs }, { data: hub }] = await Promise.all([
+    apiLoad<RepoInfo>(fetch, address.api),
+    apiLoad<Refs>(fetch, `${address.api}/refs`),
+    apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
+  ]);
+  const defaultBranch = refs.branches.some((branch) => branch.name === "main")
+    ? "main"
+    : (refs.branches[0]?.name ?? "main");
+  return {
+    address,
+    repo,
+    cloneUrls: { https: `${hub.git_url}${address.href}`, ssh: `${hub.ssh_url}${address.href}` },
+    defaultBranch,
+    branches: refs.branches.map((branch) => branch.name),
+    tags: refs.tags.map((tag) => tag.name),
+  };
+};

@@ -1,0 +1,22 @@
+import { download } from "$lib/server/api";
+import { renderCard } from "$lib/server/render";
+import { resolveHref } from "$lib/server/repo";
+import type { PageServerLoad } from "./$types";
+
+/** The card tab: `README.md` at the default branch, rendered, its front matter as metadata. */
+export const load: PageServerLoad = async ({ parent, fetch }) => {
+  const { address, repo, defaultBranch } = await parent();
+  const rev = repo.sha ?? defaultBranch;
+  const bytes = repo.siblings.some((file) => file.rfilename === "README.md")
+    ? await download(fetch, resolveHref(address, rev, "README.md"))
+    : null;
+  const card =
+    bytes === null
+      ? null
+      : renderCard(new TextDecoder().decode(bytes), {
+          blobBase: `${address.href}/blob/${encodeURIComponent(defaultBranch)}`,
+          rawBase: `${address.href}/resolve/${encodeURIComponent(defaultBranch)}`,
+        });
+  const files = repo.siblings.length;
+  return { card, files };
+};
