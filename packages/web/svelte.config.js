@@ -12,7 +12,7 @@ export default {
       directives: {
         "default-src": ["self"],
         "script-src": ["self"],
-        "style-src": ["self"],
+        "style-src": ["self", "unsafe-inline"],
         "img-src": ["self", "data:"],
         "connect-src": ["self"],
         "font-src": ["self"],

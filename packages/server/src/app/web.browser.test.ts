@@ -39,6 +39,20 @@ describe("the web site in a browser", () => {
   let token: string;
   let password: string;
   let totpSecret: string;
+  let lastStep = Number.NEGATIVE_INFINITY;
+
+  /** The next code an authenticator app would offer that the hub has not seen (it accepts a step either side). */
+  async function nextCode(): Promise<string> {
+    for (;;) {
+      const now = totpStep(Date.now());
+      const step = Math.max(now - 1, lastStep + 1);
+      if (step <= now + 1) {
+        lastStep = step;
+        return hotp(base32Decode(totpSecret), step);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
 
   const api = async (pathname: string, json?: unknown, method = "POST") => {
     const response = await hub.request(pathname, { method, token, ...(json === undefined ? {} : { json }) });
@@ -100,7 +114,7 @@ describe("the web site in a browser", () => {
     const enrollment = await readJson<TotpEnrollment>(await api("/api/me/mfa/totp"));
     totpSecret = enrollment.secret;
     hub.secrets.add(totpSecret);
-    await api("/api/me/mfa/totp/confirm", { otp: hotp(base32Decode(totpSecret), totpStep(Date.now())) });
+    await api("/api/me/mfa/totp/confirm", { otp: await nextCode() });
     await api("/api/repos", { repo_id: "alice/gpt-tiny", repo_type: "model" });
     const card =
       "---\nlicense: apache-2.0\ntags: [text-generation]\n---\n# GPT tiny\n\nA very small model.\n";
@@ -122,12 +136,10 @@ describe("the web site in a browser", () => {
     const page = await context.newPage();
     await page.goto(`${hub.url}/`);
     await shot(page, "home");
-    await page.getByRole("link", { name: "Sign in" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
     await page.getByLabel("User name or email").fill("alice");
     await page.getByLabel("Password").fill(password);
-    // A code the hub has not seen: the next step's, which it accepts within its window.
-    const step = totpStep(Date.now()) + (width === 375 ? 0 : 1);
-    await page.getByLabel(/Two-factor code/).fill(hotp(base32Decode(totpSecret), step));
+    await page.getByLabel(/Two-factor code/).fill(await nextCode());
     await shot(page, "login");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("link", { name: "alice", exact: true }).count()).toBe(1);
@@ -152,7 +164,7 @@ describe("the web site in a browser", () => {
     expect(await page.getByRole("link", { name: "alice/hidden" }).count()).toBe(1);
     await shot(page, "models");
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("link", { name: "Sign in" }).waitFor();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -180,7 +192,8 @@ describe("the web site in a browser", () => {
     await shot(page, "attack-card");
     expect(await page.locator("main iframe, main form, main svg, main script, main style").count()).toBe(0);
     expect(await page.title()).toBe("alice/attack · Hub");
-    expect(problems).toEqual([]);
+    // The one failure the page may show: `<img src="x">`, resolved inside the repository, is not there.
+    expect(problems.filter((p) => !p.includes("status of 404"))).toEqual([]);
     await context.close();
   });
 });
