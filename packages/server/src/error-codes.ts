@@ -263,8 +263,9 @@ export const ERROR_CODES = {
   },
   invalid_csrf_token: {
     statuses: [403],
-    area: "device",
-    summary: "This form is out of date or came from another site; reload the page and try again.",
+    area: "auth",
+    summary:
+      "A browser's change came without this hub's request-forgery token or from another site; reload the page and try again.",
   },
   invalid_cursor: {
     statuses: [400],

@@ -1,5 +1,5 @@
 import type { Handle, HandleServerError } from "@sveltejs/kit";
-import { viewerOf } from "$lib/server/api";
+import { CSRF_COOKIE, viewerOf } from "$lib/server/api";
 
 /** What pages fetch on the server that the hub itself answers rather than a page route. */
 function isHubPath(pathname: string): boolean {
@@ -13,7 +13,11 @@ function isHubPath(pathname: string): boolean {
 export const handle: Handle = async ({ event, resolve }) => {
   if (event.isSubRequest && isHubPath(event.url.pathname)) {
     if (!event.platform) throw new Error("The web runs inside the hub, which passes it the `hub` platform.");
-    return event.platform.hub(event.request);
+    // A page's write carries the session's request-forgery token, as the browser's own requests do.
+    const request = new Request(event.request);
+    const token = event.cookies.get(CSRF_COOKIE);
+    if (token && !["GET", "HEAD"].includes(request.method)) request.headers.set("x-csrf-token", token);
+    return event.platform.hub(request);
   }
   event.locals.viewer = await viewerOf(event);
   const response = await resolve(event);

@@ -71,6 +71,7 @@ import type { Authorize } from "../auth/authorizer.js";
 import type { RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
+import { createCsrf } from "../auth/csrf.js";
 import { installAccess } from "../http/access.js";
 import { AccessLog } from "../http/access-log.js";
 import {
@@ -173,6 +174,8 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     rateLimit: config.rateLimit,
     downloadRateLimiter: deps.downloadRateLimiter,
     downloadRateLimit: config.downloadRateLimit,
+    csrf: createCsrf(deps.serverKey),
+    publicOrigin: new URL(config.publicUrl).origin,
   });
   return app;
 }
@@ -280,7 +283,12 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes({ billing: deps.billing }));
   await app.register(accountDeletionRoutes({ deletion: deps.deletion, secureCookies }));
   await app.register(
-    authRoutes({ auth: deps.auth, secureCookies, sessionTtlSeconds: config.sessionTtlSeconds }),
+    authRoutes({
+      auth: deps.auth,
+      csrf: createCsrf(deps.serverKey),
+      secureCookies,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+    }),
   );
   await app.register(tokensRoutes({ tokens: deps.tokens }));
   await app.register(deviceRoutes({ device: deps.device, publicUrl: config.publicUrl }));

@@ -3,6 +3,7 @@ import { ApiErrorRef } from "@hub/api";
 import { anonymousMayAttempt, scopeFor, type Action, type Resource } from "../auth/authorize.js";
 import type { Authorize } from "../auth/authorizer.js";
 import { credentialKey, type Authenticate } from "../auth/authenticate.js";
+import { CSRF_HEADER, type Csrf } from "../auth/csrf.js";
 import type { Principal } from "../auth/credential.js";
 import { rateLimitHeaders, type RateLimiter } from "../auth/rate-limit/rate-limiter.js";
 import type { RateLimitConfig } from "../config.js";
@@ -36,6 +37,8 @@ declare module "fastify" {
     formBody?: boolean;
     /** The body is raw bytes (an uploaded file) that the route's own content parser reads and checks. */
     rawBody?: boolean;
+    /** The route checks a request-forgery token of its own in the form it renders (the device page). */
+    formCsrf?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -103,7 +106,13 @@ export interface AccessDeps {
   /** The bucket file downloads count in, apart from the API's. */
   downloadRateLimiter: RateLimiter;
   downloadRateLimit: RateLimitConfig;
+  /** Request-forgery tokens of browser sessions. */
+  csrf: Csrf;
+  /** The hub's own origin, the only one a browser session's write may come from. */
+  publicOrigin: string;
 }
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Installs the request pipeline every Hub route goes through: authenticate,
@@ -112,7 +121,16 @@ export interface AccessDeps {
  */
 export function installAccess(
   app: FastifyInstance,
-  { authenticate, authorize, rateLimiter, rateLimit, downloadRateLimiter, downloadRateLimit }: AccessDeps,
+  {
+    authenticate,
+    authorize,
+    rateLimiter,
+    rateLimit,
+    downloadRateLimiter,
+    downloadRateLimit,
+    csrf,
+    publicOrigin,
+  }: AccessDeps,
 ): void {
   app.decorateRequest("principal", null);
   app.decorateRequest("authorized", false);
@@ -135,6 +153,7 @@ export function installAccess(
     }
     if (!request.routeOptions.config.unmetered) await meter(request, reply);
     if (failure) throw failure;
+    checkSameOrigin(request);
     // Authentication comes before reading the body: a caller without a credential learns it needs one,
     // not what the body should look like. Only reading and downloading public repositories can go on.
     if (!request.principal && access && access !== "public" && access !== "optional") {
@@ -145,6 +164,30 @@ export function installAccess(
       }
     }
   });
+
+  /**
+   * A browser session's write must prove it comes from the hub's own pages: the browser's Origin (and
+   * Sec-Fetch-Site) name this hub when it sends them, and X-CSRF-Token holds the session's token, which only
+   * the hub's pages can read. Tokens and SSH keys are not sent by browsers on their own, so they need neither.
+   */
+  function checkSameOrigin(request: FastifyRequest): void {
+    const credential = request.principal?.credential;
+    if (credential?.type !== "session" || SAFE_METHODS.has(request.method)) return;
+    if (request.routeOptions.config.formCsrf) return;
+    const origin = request.headers.origin;
+    const site = request.headers["sec-fetch-site"];
+    const crossSite =
+      (origin !== undefined && origin !== publicOrigin) ||
+      (site !== undefined && site !== "same-origin" && site !== "none");
+    const header = request.headers[CSRF_HEADER];
+    if (crossSite || !csrf.matches(credential.sessionId, Array.isArray(header) ? header[0] : header)) {
+      throw new HubError(
+        403,
+        "invalid_csrf_token",
+        "A signed-in browser's change must come from this hub's own pages with the X-CSRF-Token header (the hub_csrf cookie's value); reload the page and try again, or use an access token.",
+      );
+    }
+  }
 
   /** Counts the request against its bucket: the credential's, or the address's when anonymous or rejected. */
   async function meter(request: FastifyRequest, reply: FastifyReply): Promise<void> {

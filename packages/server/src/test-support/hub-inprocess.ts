@@ -11,7 +11,14 @@ import { loadConfig, type Config } from "../config.js";
 import { loggerOptions } from "../logger.js";
 import { prepareServe } from "../main.js";
 import { createTestDatabase, type Dialect, type TestDatabase } from "./databases.js";
-import { freePorts, reauthenticateThrough, runHubd, signInThrough, type CliResult } from "./hub-process.js";
+import {
+  browserHeaders,
+  freePorts,
+  reauthenticateThrough,
+  runHubd,
+  signInThrough,
+  type CliResult,
+} from "./hub-process.js";
 
 export { readJson } from "./hub-process.js";
 
@@ -105,7 +112,7 @@ export class InProcessHub {
   /** Sends a request to the Hub API; `token` becomes a Bearer credential. */
   request(pathname: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<Response> {
     const { token, json, ...rest } = init;
-    const headers = new Headers(rest.headers);
+    const headers = browserHeaders(rest);
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
     let body = rest.body;
     if (json !== undefined) {

@@ -113,7 +113,7 @@ export class TestHub {
 
   /** Sends a request to the Hub API; `token` becomes a Bearer credential. */
   request(pathname: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
+    const headers = browserHeaders(init);
     if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`);
     let body = init.body;
     if (init.json !== undefined) {
@@ -264,14 +264,32 @@ export async function reauthenticateThrough(hub: ApiHarness, token: string, pass
   expect(response.status).toBe(200);
 }
 
-/** Signs in with a password as a browser does and returns the session cookie (`hub_session=…`), remembered as a secret. */
+/**
+ * Signs in with a password as a browser does and returns its cookies (`hub_session=…; hub_csrf=…`),
+ * remembered as secrets. Requests sent with them carry the X-CSRF-Token the hub's pages would send.
+ */
 export async function signInThrough(hub: ApiHarness, handle: string, password: string): Promise<string> {
   const response = await hub.request("/api/auth/login", {
     method: "POST",
     json: { username: handle, password },
   });
   expect(response.status).toBe(200);
-  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  hub.secrets.add(cookie.split("=")[1] ?? "");
-  return cookie;
+  const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(";")[0] ?? "");
+  const session = cookies.find((cookie) => cookie.startsWith("hub_session=")) ?? "";
+  hub.secrets.add(session.split("=")[1] ?? "");
+  return cookies.join("; ");
+}
+
+/**
+ * The request's headers, with X-CSRF-Token added to a write that carries the browser-session cookies, as
+ * the hub's pages add it (a test that wants it absent sends the header empty).
+ */
+export function browserHeaders(init: RequestInit): Headers {
+  const headers = new Headers(init.headers);
+  const token = /(?:^|;\s*)hub_csrf=([^;]+)/.exec(headers.get("cookie") ?? "")?.[1];
+  const method = (init.method ?? "GET").toUpperCase();
+  if (token && !["GET", "HEAD", "OPTIONS"].includes(method) && !headers.has("x-csrf-token")) {
+    headers.set("x-csrf-token", token);
+  }
+  return headers;
 }

@@ -4,6 +4,8 @@ import type { Viewer } from "$lib/types";
 
 /** The cookie that carries the browser session (the hub's `auth/authenticate.ts` names it too). */
 export const SESSION_COOKIE = "hub_session";
+/** The cookie that carries the session's request-forgery token, sent back as X-CSRF-Token (`auth/csrf.ts`). */
+export const CSRF_COOKIE = "hub_csrf";
 
 type Fetch = RequestEvent["fetch"];
 
@@ -80,6 +82,7 @@ export async function viewerOf(event: RequestEvent): Promise<Viewer | null> {
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 401) {
       event.cookies.delete(SESSION_COOKIE, { path: "/" });
+      event.cookies.delete(CSRF_COOKIE, { path: "/" });
       return null;
     }
     throw err;

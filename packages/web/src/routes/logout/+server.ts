@@ -1,5 +1,5 @@
 import { redirect } from "@sveltejs/kit";
-import { ApiFailure, call, SESSION_COOKIE } from "$lib/server/api";
+import { ApiFailure, call, CSRF_COOKIE, SESSION_COOKIE } from "$lib/server/api";
 import type { RequestHandler } from "./$types";
 
 /** Ends the browser session (`POST /api/auth/logout`) and goes home. */
@@ -11,5 +11,6 @@ export const POST: RequestHandler = async ({ fetch, cookies }) => {
     if (!(err instanceof ApiFailure) || err.status !== 401) throw err;
   }
   cookies.delete(SESSION_COOKIE, { path: "/" });
+  cookies.delete(CSRF_COOKIE, { path: "/" });
   redirect(303, "/");
 };

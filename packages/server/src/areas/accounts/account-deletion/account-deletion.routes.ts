@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { AccountDeletion, AccountDeletionPreview, ApiErrorRef, DeleteAccountRequest } from "@hub/api";
 import { badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
-import { sessionCookie } from "../auth/auth.routes.js";
+import { clearedSessionCookies } from "../auth/auth.routes.js";
 import type { AccountDeletionService } from "./account-deletion.service.js";
 
 const tags = ["Account"];
@@ -61,7 +61,7 @@ export function accountDeletionRoutes({
         }
         const deleted = await deletion.execute(principal, request.body.confirm);
         if (principal.credential.type === "session") {
-          reply.header("set-cookie", sessionCookie("", 0, secureCookies));
+          reply.header("set-cookie", clearedSessionCookies(secureCookies));
         }
         return deleted;
       },

@@ -137,10 +137,11 @@ describe.each(DIALECTS)("identity, sessions and reauthentication on %s", (dialec
     });
     expect(login.status).toBe(200);
     expect((await readJson<LoginResponse>(login)).name).toBe("alice");
-    const setCookie = login.headers.get("set-cookie") ?? "";
-    expect(setCookie).toMatch(/^hub_session=[0-9A-Za-z]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
-    const cookie = setCookie.split(";")[0] ?? "";
-    hub.secrets.add(cookie.split("=")[1] ?? "");
+    const [setSession = "", setCsrf = ""] = login.headers.getSetCookie();
+    expect(setSession).toMatch(/^hub_session=[0-9A-Za-z]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+/);
+    expect(setCsrf).toMatch(/^hub_csrf=[\w-]+; Path=\/; SameSite=Strict; Max-Age=\d+/);
+    const cookie = [setSession, setCsrf].map((c) => c.split(";")[0]).join("; ");
+    hub.secrets.add(setSession.split(";")[0]?.split("=")[1] ?? "");
 
     const whoami = await readJson<Whoami>(await hub.request("/api/whoami", { headers: { cookie } }));
     expect(whoami.auth).toEqual({ type: "session" });

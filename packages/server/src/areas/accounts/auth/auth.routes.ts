@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { LoginRequest, LoginResponse, ReauthenticateRequest, ReauthenticateResponse } from "@hub/api";
 import { SESSION_COOKIE } from "../../../auth/authenticate.js";
+import { csrfCookie, type Csrf } from "../../../auth/csrf.js";
 import { principalOf } from "../../../http/access.js";
 import type { AuthService } from "./auth.service.js";
 
@@ -16,13 +17,33 @@ export function sessionCookie(value: string, maxAgeSeconds: number, secure: bool
   ].join("; ");
 }
 
+/** The cookies a new browser session sets: the HttpOnly session, and its request-forgery token for the pages. */
+export function sessionCookies(
+  session: { id: string; secret: string },
+  csrf: Csrf,
+  maxAgeSeconds: number,
+  secure: boolean,
+): string[] {
+  return [
+    sessionCookie(session.secret, maxAgeSeconds, secure),
+    csrfCookie(csrf.token(session.id), maxAgeSeconds, secure),
+  ];
+}
+
+/** The cookies that end a browser session. */
+export function clearedSessionCookies(secure: boolean): string[] {
+  return [sessionCookie("", 0, secure), csrfCookie("", 0, secure)];
+}
+
 /** Password sign-in for the web, sign-out, and reauthentication of any credential. */
 export function authRoutes({
   auth,
+  csrf,
   secureCookies,
   sessionTtlSeconds,
 }: {
   auth: AuthService;
+  csrf: Csrf;
   secureCookies: boolean;
   sessionTtlSeconds: number;
 }): FastifyPluginAsyncTypebox {
@@ -43,7 +64,7 @@ export function authRoutes({
       async (request, reply) => {
         const { username, password, otp } = request.body;
         const session = await auth.login(username, password, otp);
-        reply.header("set-cookie", sessionCookie(session.secret, sessionTtlSeconds, secureCookies));
+        reply.header("set-cookie", sessionCookies(session, csrf, sessionTtlSeconds, secureCookies));
         return { name: session.handle, expiresAt: session.expiresAt };
       },
     );
@@ -61,10 +82,7 @@ export function authRoutes({
       },
       async (request, reply) => {
         await auth.logout(principalOf(request));
-        return reply
-          .header("set-cookie", sessionCookie("", 0, secureCookies))
-          .status(204)
-          .send();
+        return reply.header("set-cookie", clearedSessionCookies(secureCookies)).status(204).send();
       },
     );
 

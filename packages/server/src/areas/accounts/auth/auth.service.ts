@@ -66,15 +66,16 @@ export function createAuthService({
       const secret = randomBase62(SESSION_SECRET_LENGTH);
       const now = clock();
       const expiresAt = new Date(now.getTime() + sessionTtlSeconds * 1000).toISOString();
+      const id = randomUUID();
       await sessionsRepository.insert(db, {
-        id: randomUUID(),
+        id,
         user_id: user.id,
         secret_hash: hashSecret(secret),
         created_at: now.toISOString(),
         expires_at: expiresAt,
         reauthenticated_at: now.toISOString(),
       });
-      return { secret, handle: user.handle, expiresAt };
+      return { id, secret, handle: user.handle, expiresAt };
     },
 
     /**

@@ -10,7 +10,8 @@ import { randomBase62 } from "../../../auth/secrets.js";
 import { HubError, forbidden } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import { addFormBodyParser } from "../../../http/form-body.js";
-import { sessionCookie } from "../auth/auth.routes.js";
+import { sessionCookies } from "../auth/auth.routes.js";
+import { createCsrf } from "../../../auth/csrf.js";
 import type { AuthService } from "../auth/auth.service.js";
 import { devicePage, pageHeaders } from "./device-page.js";
 import type { DeviceService } from "./device.service.js";
@@ -178,7 +179,10 @@ export function devicePageRoutes({
         checkCsrf(nonce && `anonymous:${nonce}`, request.body.csrf);
         const { username, password, otp } = request.body;
         const session = await auth.login(username, password, otp?.trim() || undefined);
-        reply.header("set-cookie", sessionCookie(session.secret, sessionTtlSeconds, secureCookies));
+        reply.header(
+          "set-cookie",
+          sessionCookies(session, createCsrf(serverKey), sessionTtlSeconds, secureCookies),
+        );
         const code = request.body.user_code?.trim();
         return reply.redirect(code ? `/device?user_code=${encodeURIComponent(code)}` : "/device", 303);
       },
@@ -188,7 +192,7 @@ export function devicePageRoutes({
       "/device",
       {
         schema: { hide: true, body: DecisionForm },
-        config: { access: { action: "account:approve-device" }, formBody: true, renderError },
+        config: { access: { action: "account:approve-device" }, formBody: true, formCsrf: true, renderError },
       },
       async (request, reply) => {
         const principal = principalOf(request);
