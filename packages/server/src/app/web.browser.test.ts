@@ -116,8 +116,36 @@ describe("the web site in a browser", () => {
     hub.secrets.add(totpSecret);
     await api("/api/me/mfa/totp/confirm", { otp: await nextCode() });
     await api("/api/repos", { repo_id: "alice/gpt-tiny", repo_type: "model" });
-    const card =
-      "---\nlicense: apache-2.0\ntags: [text-generation]\n---\n# GPT tiny\n\nA very small model.\n";
+    const card = [
+      "---",
+      "license: apache-2.0",
+      "pipeline_tag: text-generation",
+      "library_name: transformers",
+      "language: [en, de]",
+      "datasets: [alice/tiny-stories]",
+      "tags: [text-generation, small]",
+      "---",
+      "# GPT tiny",
+      "",
+      "A very small model: **4 layers**, trained on short stories. Good for tests and demos.",
+      "",
+      "## Results",
+      "",
+      "| Benchmark | Score |",
+      "| --------- | ----- |",
+      "| HellaSwag | 31.2  |",
+      "| ARC-easy  | 42.7  |",
+      "",
+      "## Use it",
+      "",
+      "```python",
+      "from transformers import pipeline",
+      "",
+      'generate = pipeline("text-generation", model="alice/gpt-tiny")',
+      'print(generate("Once upon a time")[0]["generated_text"])',
+      "```",
+      "",
+    ].join("\n");
     expect(
       (await commit("alice/gpt-tiny", { "README.md": card, "src/train.py": "print('hi')\n" })).status,
     ).toBe(200);
