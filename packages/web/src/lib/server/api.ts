@@ -34,7 +34,7 @@ export interface ApiAnswer<T> {
 export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}): Promise<ApiAnswer<T>> {
   const headers = new Headers(init.headers);
   headers.set("accept", "application/json");
-  if (init.body !== undefined && typeof init.body === "string")
+  if (init.body !== undefined && typeof init.body === "string" && !headers.has("content-type"))
     headers.set("content-type", "application/json");
   const response = await fetch(path, { ...init, headers });
   if (!response.ok) {
@@ -50,7 +50,9 @@ export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}
       body?.field,
     );
   }
-  const data = response.status === 204 ? null : await response.json();
+  // Some writes answer 200 with no body (settings, move): no JSON is no data.
+  const body = response.status === 204 ? "" : await response.text();
+  const data = body === "" ? null : JSON.parse(body);
   return { data: data as T, headers: response.headers };
 }
 
