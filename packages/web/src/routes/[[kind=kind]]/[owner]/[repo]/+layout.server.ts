@@ -1,5 +1,6 @@
 import type { RepoInfo } from "@hub/api";
 import { load as apiLoad } from "$lib/server/api";
+import { writeAccess } from "$lib/server/write";
 import { addressOf } from "$lib/server/repo";
 import type { LayoutServerLoad } from "./$types";
 
@@ -8,12 +9,13 @@ interface Refs {
   tags: { name: string; targetCommit: string }[];
 }
 
-export const load: LayoutServerLoad = async ({ params, fetch }) => {
+export const load: LayoutServerLoad = async ({ params, fetch, locals }) => {
   const address = addressOf(params);
-  const [{ data: repo }, { data: refs }, { data: hub }] = await Promise.all([
+  const [{ data: repo }, { data: refs }, { data: hub }, write] = await Promise.all([
     apiLoad<RepoInfo>(fetch, address.api),
     apiLoad<Refs>(fetch, `${address.api}/refs`),
     apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
+    writeAccess(fetch, address, locals.viewer !== null),
   ]);
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
@@ -25,5 +27,6 @@ export const load: LayoutServerLoad = async ({ params, fetch }) => {
     defaultBranch,
     branches: refs.branches.map((branch) => branch.name),
     tags: refs.tags.map((tag) => tag.name),
+    write,
   };
 };
