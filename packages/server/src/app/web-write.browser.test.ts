@@ -81,7 +81,10 @@ describe("writing from the browser", () => {
       await page.getByRole("button", { name: "Create repository" }).click();
       await page.waitForURL(`${hub.url}/alice/${name}`);
 
-      await page.getByRole("link", { name: "Files and versions" }).click();
+      await page
+        .getByRole("navigation", { name: "Repository" })
+        .getByRole("link", { name: "Files and versions" })
+        .click();
       await page.getByText("Add file").click();
       await page.getByRole("link", { name: "Create a new file" }).click();
       await page.getByLabel("File path").fill("README.md");
@@ -109,10 +112,16 @@ describe("writing from the browser", () => {
       await page.getByRole("heading", { name: "Journey" }).waitFor();
       await page.getByText("Edited in the browser.").waitFor();
       await shot(page, "card");
-      await page.getByRole("link", { name: "History" }).click();
+      await page
+        .getByRole("navigation", { name: "Repository" })
+        .getByRole("link", { name: "History" })
+        .click();
       await page.getByRole("link", { name: "Edit the card" }).waitFor();
 
-      await page.getByRole("link", { name: "Settings" }).click();
+      await page
+        .getByRole("navigation", { name: "Repository" })
+        .getByRole("link", { name: "Settings" })
+        .click();
       await page.getByRole("button", { name: "Make private" }).click();
       await page.getByRole("status").filter({ hasText: "The repository is now private." }).waitFor();
       await page.getByRole("button", { name: "Make public" }).waitFor();
