@@ -21,3 +21,4 @@ export * from "./papers.js";
 export * from "./billing.js";
 export * from "./account-deletion.js";
 export * from "./storage.js";
+export * from "./diff.js";

@@ -3,6 +3,7 @@ import path from "node:path";
 import { createFilesService } from "../areas/repositories/files/files.service.js";
 import { createRefsService } from "../areas/repositories/refs/refs.service.js";
 import { createRepoFiles } from "../git/repo-files.js";
+import { createCommitDiff } from "../git/commit-diff.js";
 import {
   batchCommandSupported,
   createObjectReader,
@@ -255,7 +256,14 @@ export async function createHub(
     intervalSeconds: config.lfsCollector.intervalSeconds,
     logger,
   });
-  const refs = createRefsService({ db, files, repos, repoFiles, signatures: createCommitSignatures({ db }) });
+  const refs = createRefsService({
+    db,
+    files,
+    repos,
+    repoFiles,
+    signatures: createCommitSignatures({ db }),
+    commitDiff: createCommitDiff(storage),
+  });
   const catalog = createCatalog(config.router.providers);
   const stats = createLiveStats({
     clock: Date.now,

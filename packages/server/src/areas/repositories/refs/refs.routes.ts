@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ApiErrorRef, CommitItem, REPO_TYPES } from "@hub/api";
+import { ApiErrorRef, CommitDiff, CommitItem, REPO_TYPES } from "@hub/api";
 import { Type } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import { badRequest } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
 import { escapeHtml } from "../../../http/html.js";
-import { repoPathAccess, repositoryOf } from "../../../http/repo-access.js";
+import { repoPathAccess, repoPathAction, repositoryOf } from "../../../http/repo-access.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { RefsService } from "./refs.service.js";
 
@@ -223,6 +223,22 @@ export function refsRoutes({
           config: { access: read },
         },
         async (request) => refs.commit(repositoryOf(request), param(request, "rev")),
+      );
+
+      app.get(
+        `${api}/commit/:rev/diff`,
+        {
+          schema: {
+            operationId: `refs_commit_diff_${type}`,
+            tags,
+            summary:
+              "What one commit changed against its first parent, file by file: lines for text files, sizes for binary files, the objects for Git LFS files; cut at the limits the answer states.",
+            response: { 200: CommitDiff, 403: ApiErrorRef, 404: ApiErrorRef },
+          },
+          // The lines are the files' content: a gated repository shows them to those it lets download.
+          config: { access: repoPathAction(repos, type, "repo:download") },
+        },
+        async (request) => refs.diff(repositoryOf(request), param(request, "rev")),
       );
     }
   };

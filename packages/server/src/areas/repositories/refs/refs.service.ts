@@ -1,9 +1,10 @@
-import type { CommitItem } from "@hub/api";
+import type { CommitDiff, CommitItem } from "@hub/api";
 import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
 import { HubError, badRequest, conflict, revisionNotFound } from "../../../errors.js";
 import { GitCommandError } from "../../../git/git-command.js";
 import { parseCommitObject } from "../../../git/commit-object.js";
+import { DEFAULT_DIFF_LIMITS, type CommitDiffReader } from "../../../git/commit-diff.js";
 import { ZERO_OID, type LogEntry, type RepoFiles } from "../../../git/repo-files.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import type { FilesService } from "../files/files.service.js";
@@ -30,12 +31,14 @@ export function createRefsService({
   repos,
   repoFiles,
   signatures,
+  commitDiff,
 }: {
   db: Db;
   files: FilesService;
   repos: ReposService;
   repoFiles: RepoFiles;
   signatures: CommitSignatures;
+  commitDiff: CommitDiffReader;
 }) {
   async function checkName(repo: FoundRepo, kind: "heads" | "tags", name: string): Promise<string> {
     const ref = `refs/${kind}/${name}`;
@@ -217,6 +220,13 @@ export function createRefsService({
       const [item] = await commitItems(repo, await repoFiles.logEntries(repo.row.id, commit, 0, 1));
       if (!item) throw revisionNotFound(revision, repo.fullName);
       return item;
+    },
+
+    /** What a commit changed against its first parent, file by file, cut at the diff limits. */
+    async diff(repo: FoundRepo, revision: string): Promise<CommitDiff> {
+      const commit = await files.resolve(repo, revision);
+      const [parent = null] = await commitDiff.parents(repo.row.id, commit);
+      return commitDiff.diff(repo.row.id, commit, parent, DEFAULT_DIFF_LIMITS);
     },
   };
 }

@@ -1,0 +1,12 @@
+import { redirect } from "@sveltejs/kit";
+import type { PageServerLoad } from "./$types";
+
+/**
+ * The upload page: the upload itself runs in the browser ($lib/upload.ts) against the API, so the page
+ * only needs the branch and folder; the anonymous are sent to sign in first.
+ */
+export const load: PageServerLoad = async ({ parent, params, locals, url }) => {
+  const { branches } = await parent();
+  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname)}`);
+  return { rev: params.rev, folder: params.path, isBranch: branches.includes(params.rev) };
+};
