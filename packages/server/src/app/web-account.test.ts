@@ -331,3 +331,60 @@ describe("the account settings pages", () => {
     expect((await hub.request("/api/users/dave/overview")).status).toBe(404);
   });
 });
+
+/** The shortest reauthentication window the hub allows, so the test sees the prompt after a short wait. */
+const REAUTH_WINDOW_SECONDS = 10;
+
+/** Where the API asks for the password again, the pages show the prompt, and its answer lets the change through. */
+describe("the account settings pages after the reauthentication window", () => {
+  let hub: InProcessHub;
+  let cookie: string;
+  let password: string;
+  const html = { accept: "text/html" };
+
+  const action = (pathname: string, fields: Record<string, string> = {}) =>
+    hub.request(pathname, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        ...html,
+        origin: new URL(hub.url).origin,
+        cookie,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  beforeAll(
+    async () => {
+      hub = await startInProcessHub({ env: { HUB_REAUTH_WINDOW: String(REAUTH_WINDOW_SECONDS) } });
+      ({ password } = await hub.createUser("erin"));
+      cookie = await hub.signIn("erin", password);
+      await new Promise((resolve) => setTimeout(resolve, (REAUTH_WINDOW_SECONDS + 1) * 1000));
+    },
+    (REAUTH_WINDOW_SECONDS + 30) * 1000,
+  );
+  afterAll(() => hub?.stop());
+
+  it("prompts for the password on two-factor, rename and deletion, and goes on once it is given", async () => {
+    for (const [pathname, fields] of [
+      ["/settings/two-factor?/start", {}],
+      ["/settings/profile?/rename", { username: "erin-renamed" }],
+      ["/settings/account?/delete", { confirm: "erin" }],
+    ] as const) {
+      const refused = await action(pathname, fields);
+      expect(refused.status, pathname).toBe(401);
+      expect(await refused.text(), pathname).toContain("Confirm it is you");
+    }
+    expect((await hub.request("/api/whoami-v2", { headers: { cookie } })).status).toBe(200);
+
+    const wrong = await action("/settings/two-factor?/reauthenticate", { password: "not my password" });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toMatch(/role="alert"/);
+    const right = await action("/settings/two-factor?/reauthenticate", { password });
+    expect(right.status).toBe(200);
+    const started = await action("/settings/two-factor?/start");
+    expect(started.status).toBe(200);
+    expect(await started.text()).toContain("data:image/svg+xml;base64,");
+  });
+});
