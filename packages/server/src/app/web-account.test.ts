@@ -118,7 +118,9 @@ describe("the account settings pages", () => {
       new URLSearchParams({ fullname: "Alice", website: "ftp://alice.example.com" }),
     );
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toMatch(/role="alert"[^>]*>[^<]*http or https/);
+    const refusal = await refused.text();
+    expect(refusal).toMatch(/role="alert"[^>]*>[^<]*http or https/);
+    expect(refusal).toContain('value="ftp://alice.example.com"');
     expect((await api<Me>("alice", "/api/me")).profile.website).toBe("https://alice.example.com/");
   });
 

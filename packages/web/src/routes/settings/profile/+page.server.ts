@@ -42,10 +42,10 @@ export const load: PageServerLoad = async ({ fetch, url }) => {
 };
 
 /** A refused action: the reauthentication prompt, or the API's message (naming its field) for the form. */
-function refused(err: unknown, form: string) {
+function refused(err: unknown, form: string, values: Record<string, string> | null = null) {
   if (needsReauthentication(err)) return fail(401, { reauth: true as const, form });
   if (err instanceof ApiFailure && err.status < 500) {
-    return fail(err.status, { form, message: err.message, field: err.field });
+    return fail(err.status, { form, message: err.message, field: err.field, values });
   }
   throw err;
 }
@@ -58,6 +58,9 @@ export const actions: Actions = {
     const form = await request.formData();
     const text = (name: string) => String(form.get(name) ?? "");
     const fullname = text("fullname").trim();
+    const values = Object.fromEntries(
+      ["fullname", "bio", "location", "website", ...SOCIAL_NETWORKS].map((name) => [name, text(name)]),
+    );
     const body = {
       fullname: fullname || null,
       bio: text("bio"),
@@ -69,7 +72,7 @@ export const actions: Actions = {
       await call<Profile>(fetch, "/api/me/profile", { method: "PUT", body: JSON.stringify(body) });
       return { form: "profile", saved: true as const };
     } catch (err) {
-      return refused(err, "profile");
+      return refused(err, "profile", values);
     }
   },
 
