@@ -118,7 +118,11 @@ describe("account settings in a browser", () => {
       const qr = page.getByRole("img", { name: "QR code of the two-factor secret" });
       await qr.waitFor();
       expect(await qr.getAttribute("src")).toMatch(/^data:image\/svg\+xml;base64,/);
-      expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+      expect(
+        await qr.evaluate(
+          (img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth > 0,
+        ),
+      ).toBe(true);
       const secret = (await page.getByTestId("totp-secret").textContent()) ?? "";
       expect(secret).toMatch(/^[A-Z2-7]{32}$/);
       hub.secrets.add(secret);
