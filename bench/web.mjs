@@ -124,7 +124,11 @@ export async function benchWeb({ duration = 10, connections = 8 } = {}) {
       duration,
       connections,
     });
-    const treePage = await load(`${hub.url}/${REPO}/tree/main/src/f7`, { headers: html, duration, connections });
+    const treePage = await load(`${hub.url}/${REPO}/tree/main/src/f7`, {
+      headers: html,
+      duration,
+      connections,
+    });
     printTable(
       `The web pages of a ${FOLDERS * PER_FOLDER}-file repository against the API call they are built on, ${connections} connections, ${duration}s`,
       ["path", "requests/s", "p50 ms", "p99 ms", "p50 vs JSON"],

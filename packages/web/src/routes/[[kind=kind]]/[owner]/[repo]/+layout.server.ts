@@ -20,9 +20,22 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals }) => {
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
     : (refs.branches[0]?.name ?? "main");
+  // Only what the pages show travels to the browser: a repository's file list can be very long.
+  const { _id, id, author, sha, createdAt, lastModified, gated, siblings } = repo;
   return {
     address,
-    repo,
+    repo: {
+      _id,
+      id,
+      author,
+      sha,
+      createdAt,
+      lastModified,
+      gated,
+      private: repo.private,
+      fileCount: siblings.length,
+      hasReadme: siblings.some((file) => file.rfilename === "README.md"),
+    },
     cloneUrls: { https: `${hub.git_url}${address.href}`, ssh: `${hub.ssh_url}${address.href}` },
     defaultBranch,
     branches: refs.branches.map((branch) => branch.name),

@@ -7,9 +7,7 @@ import type { PageServerLoad } from "./$types";
 export const load: PageServerLoad = async ({ parent, fetch }) => {
   const { address, repo, defaultBranch } = await parent();
   const rev = repo.sha ?? defaultBranch;
-  const bytes = repo.siblings.some((file) => file.rfilename === "README.md")
-    ? await download(fetch, resolveHref(address, rev, "README.md"))
-    : null;
+  const bytes = repo.hasReadme ? await download(fetch, resolveHref(address, rev, "README.md")) : null;
   const card =
     bytes === null
       ? null
@@ -17,6 +15,5 @@ export const load: PageServerLoad = async ({ parent, fetch }) => {
           blobBase: `${address.href}/blob/${encodeURIComponent(defaultBranch)}`,
           rawBase: `${address.href}/resolve/${encodeURIComponent(defaultBranch)}`,
         });
-  const files = repo.siblings.length;
-  return { card, files };
+  return { card, files: repo.fileCount };
 };
