@@ -42,9 +42,11 @@ print("hello")
 /** A git repository of FOLDERS × PER_FOLDER small Python files and a card, pushed to the hub over HTTP. */
 async function pushBigRepository(tmp, hubUrl, token) {
   const work = path.join(tmp, "work");
-  mkdirSync(work);
   const env = isolatedGitEnv(path.join(tmp, "home"));
-  await run("git", ["init", "-q", "-b", "main", work], { env });
+  const remote = new URL(`${hubUrl}/${REPO}`);
+  remote.username = "x";
+  remote.password = token;
+  await run("git", ["clone", "-q", remote.href, work], { env });
   writeFileSync(path.join(work, "README.md"), CARD);
   for (let folder = 0; folder < FOLDERS; folder++) {
     const dir = path.join(work, "src", `f${folder}`);
@@ -61,30 +63,28 @@ async function pushBigRepository(tmp, hubUrl, token) {
     cwd: work,
     env,
   });
-  const remote = new URL(`${hubUrl}/${REPO}`);
-  remote.username = "bench";
-  remote.password = token;
-  await run("git", ["push", "-q", remote.href, "main"], { cwd: work, env });
+  await run("git", ["push", "-q", "origin", "main"], { cwd: work, env });
 }
 
-/** The scripts a page makes the browser fetch (its start-up modules and what they preload), gzipped, in bytes. */
+/**
+ * The scripts a page makes the browser fetch, gzipped, in bytes: the start-up modules its HTML imports and
+ * preloads (in the page and in its Link header), and every module those import in turn.
+ */
 async function shippedScript(url) {
-  const html = await (await fetch(url, { headers: { accept: "text/html" } })).text();
-  const scripts = new Set(
-    [...html.matchAll(/(?:import\(|href=)"(\/_app\/immutable\/[^"]+\.js)"/g)].map((match) => match[1]),
-  );
-  // Follow static imports between chunks too: the browser loads them before the page runs.
+  const response = await fetch(url, { headers: { accept: "text/html" } });
+  const html = await response.text();
+  const named = `${html}\n${response.headers.get("link") ?? ""}`;
+  const pending = [...named.matchAll(/(\/_app\/immutable\/[\w./-]+\.js)/g)].map((match) => match[1]);
   const seen = new Set();
   let bytes = 0;
-  const pending = [...scripts];
   while (pending.length > 0) {
     const script = pending.pop();
     if (seen.has(script)) continue;
     seen.add(script);
     const source = await (await fetch(new URL(script, url))).text();
     bytes += gzipSync(source).length;
-    for (const match of source.matchAll(/from\s*"\.\/([^"]+\.js)"|import\s*"\.\/([^"]+\.js)"/g)) {
-      pending.push(path.posix.join(path.posix.dirname(script), match[1] ?? match[2]));
+    for (const match of source.matchAll(/(?:from|import)\s*["'](\.{1,2}\/[^"']+\.js)["']/g)) {
+      pending.push(path.posix.normalize(path.posix.join(path.posix.dirname(script), match[1])));
     }
   }
   return { bytes, files: seen.size };
@@ -117,6 +117,35 @@ export async function benchWeb({ duration = 10, connections = 8 } = {}) {
     console.error("loading…");
 
     const html = { accept: "text/html" };
+    if (process.env.BENCH_WEB_DIAG) {
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      for (const [name, p, init] of [
+        ["info", `/api/models/${REPO}`, {}],
+        ["info expand", `/api/models/${REPO}?expand[]=sha&expand[]=author`, {}],
+        ["refs", `/api/models/${REPO}/refs`, {}],
+        ["config", `/.well-known/hub-configuration`, {}],
+        ["tree", `/api/models/${REPO}/tree/main/src/f7`, {}],
+        [
+          "paths-info",
+          `/api/models/${REPO}/paths-info/main`,
+          { method: "POST", body: JSON.stringify({ paths: ["src/f7/m42.py"] }) },
+        ],
+        ["resolve", `/${REPO}/resolve/main/src/f7/m42.py`, {}],
+        ["auth-check", `/api/models/${REPO}/auth-check/write`, {}],
+        ["file page", `/${REPO}/blob/main/src/f7/m42.py`, { headers: html }],
+        ["repo page", `/${REPO}`, { headers: html }],
+      ]) {
+        const times = [];
+        for (let i = 0; i < 15; i++) {
+          const start = performance.now();
+          const r = await fetch(`${hub.url}${p}`, { headers: auth, ...init });
+          await r.arrayBuffer();
+          times.push(performance.now() - start);
+        }
+        times.sort((a, b) => a - b);
+        console.log(`${name}: ${times[7].toFixed(1)} ms`);
+      }
+    }
     const json = await load(`${hub.url}/api/models/${REPO}`, { duration, connections });
     const repoPage = await load(`${hub.url}/${REPO}`, { headers: html, duration, connections });
     const filePage = await load(`${hub.url}/${REPO}/blob/main/src/f7/m42.py`, {

@@ -161,6 +161,16 @@ export const RepoInfo = Type.Object(
 );
 export type RepoInfo = Static<typeof RepoInfo>;
 
+/**
+ * The info answer's schema: the whole `RepoInfo`, or, when `expand` names fields, `_id`, `id` and those
+ * fields only (as the Hugging Face Hub answers `?expand[]=sha`).
+ */
+export const RepoInfoFields = Type.Composite(
+  [Type.Pick(RepoInfo, ["_id", "id"]), Type.Partial(Type.Omit(RepoInfo, ["_id", "id"]))],
+  { title: "RepoInfoFields" },
+);
+export type RepoInfoFields = Static<typeof RepoInfoFields>;
+
 export const RepoPathParams = Type.Object({ owner: Type.String(), name: Type.String() });
 export type RepoPathParams = Static<typeof RepoPathParams>;
 

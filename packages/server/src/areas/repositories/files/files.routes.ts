@@ -280,8 +280,8 @@ export function filesRoutes({
           const repo = repositoryOf(request);
           const expand = expandFlag(request.body.expand);
           const commit = await files.resolve(repo, (request.params as { rev: string }).rev);
-          const entries = await repoFiles.pathsInfo(
-            repo.row.id,
+          const entries = await files.pathsInfo(
+            repo,
             commit,
             // Paths that cannot name anything in a repository are simply not there.
             request.body.paths.filter(isRepositoryPath),

@@ -23,6 +23,8 @@ import type { ReposService } from "../repos/repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 
 /** What may name a revision: a ref name or commit id, never an expression git would evaluate over the history. */
+/** Up to this many paths, paths-info reads each through the object reader instead of spawning `ls-tree`. */
+const READER_PATHS = 64;
 const REVISION = /^(?!-)(?!.*@\{)(?!.*\.\.)[^\s:\\^~?*[\0]{1,255}$/;
 
 const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\.lock$)[A-Za-z0-9._/-]{1,200}(?<!\/)$/;
@@ -141,6 +143,25 @@ export function createFilesService({
     },
   );
 
+  /** A path at a commit as a tree entry (a folder, or a file with its LFS object), or null; kept like entries. */
+  const cachedPathInfo = cachedRead(
+    "path info",
+    async (_db: DbOrTx, repositoryId: string, commit: string, path: string): Promise<TreeEntry | null> => {
+      const found = await reader.info(repositoryId, `${commit}:${path}`);
+      if (found?.type === "tree") return { type: "directory", path, oid: found.oid, size: 0 };
+      if (found?.type !== "blob") return null;
+      const entry = await cachedEntry(db, repositoryId, commit, path);
+      if (!entry) return null;
+      return {
+        type: "file",
+        path,
+        oid: entry.oid,
+        size: entry.size,
+        ...("lfs" in entry && entry.lfs ? { lfs: entry.lfs } : {}),
+      };
+    },
+  );
+
   async function resolve(repo: FoundRepo, revision: string): Promise<string> {
     const sha = await commitOf(repo, revision);
     if (!sha) throw revisionNotFound(revision, repo.fullName);
@@ -157,6 +178,22 @@ export function createFilesService({
 
   return {
     resolve,
+
+    /**
+     * What `paths` are at a commit (missing ones left out), in the order asked. A few paths are read through
+     * the repository's long-lived object reader; many at once through one `ls-tree`.
+     */
+    async pathsInfo(repo: FoundRepo, commit: string, paths: string[]): Promise<TreeEntry[]> {
+      const unique = [...new Set(paths)];
+      if (unique.length > READER_PATHS) return files.pathsInfo(repo.row.id, commit, unique);
+      const entries = await Promise.all(unique.map((path) => cachedPathInfo(db, repo.row.id, commit, path)));
+      // In git's tree order, as `ls-tree` answers: bytewise, a folder sorting as its name and a slash.
+      const key = (entry: TreeEntry) =>
+        Buffer.from(entry.type === "directory" ? `${entry.path}/` : entry.path);
+      return entries
+        .filter((entry): entry is TreeEntry => entry !== null)
+        .sort((a, b) => Buffer.compare(key(a), key(b)));
+    },
 
     /**
      * Splits `<revision>/<path>` where the revision may itself hold slashes

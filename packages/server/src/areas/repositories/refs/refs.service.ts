@@ -1,6 +1,7 @@
 import type { CommitDiff, CommitItem } from "@hub/api";
 import type { Principal } from "../../../auth/credential.js";
-import type { Db } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
+import type { Db, DbOrTx } from "../../../db/database.js";
 import { HubError, badRequest, conflict, revisionNotFound } from "../../../errors.js";
 import { GitCommandError } from "../../../git/git-command.js";
 import { parseCommitObject } from "../../../git/commit-object.js";
@@ -40,6 +41,12 @@ export function createRefsService({
   signatures: CommitSignatures;
   commitDiff: CommitDiffReader;
 }) {
+  /**
+   * A repository's refs, kept until the database next notes a change: refs move only with a touch of the
+   * repository's row (`refsUpdated`, before a push or commit answers), as `files.service.ts` explains.
+   */
+  const cachedRefs = cachedRead("refs", (_db: DbOrTx, repositoryId: string) => repoFiles.refs(repositoryId));
+
   async function checkName(repo: FoundRepo, kind: "heads" | "tags", name: string): Promise<string> {
     const ref = `refs/${kind}/${name}`;
     if (!NAME.test(name) || !(await repoFiles.validRefName(repo.row.id, ref))) {
@@ -112,7 +119,7 @@ export function createRefsService({
   return {
     /** Every branch, tag, conversion (and pull-request ref on request) with its commit. */
     async list(repo: FoundRepo, includePullRequests: boolean) {
-      const refs = await repoFiles.refs(repo.row.id);
+      const refs = await cachedRefs(db, repo.row.id);
       const pick = (prefix: string) =>
         refs
           .filter((r) => r.ref.startsWith(prefix))

@@ -142,8 +142,12 @@ const INFO_EXPAND_SERVED = new Set([
   "xetEnabled",
 ]);
 
-/** Reads the query of a repository's info: `blobs` and `expand`, refusing what it cannot honour by name. */
-export function infoQuery(query: Record<string, unknown>): { blobs: boolean } {
+/**
+ * Reads the query of a repository's info: `blobs` and `expand`, refusing what it cannot honour by name.
+ * `expand` is the fields asked for (the answer holds only those, with `_id` and `id`, as the Hugging Face
+ * Hub answers), or null when the whole record is wanted.
+ */
+export function infoQuery(query: Record<string, unknown>): { blobs: boolean; expand: string[] | null } {
   for (const name of Object.keys(query)) {
     if (name === "securityStatus") {
       throw badRequest(
@@ -165,5 +169,9 @@ export function infoQuery(query: Record<string, unknown>): { blobs: boolean } {
   if (blobs !== undefined && !/^(true|false|1|0)$/i.test(blobs)) {
     throw badRequest("unsupported_parameter", "blobs must be true or false.", "blobs");
   }
-  return { blobs: blobs !== undefined && /^(true|1)$/i.test(blobs) };
+  const expand = [...values(query.expand), ...values(query["expand[]"])];
+  return {
+    blobs: blobs !== undefined && /^(true|1)$/i.test(blobs),
+    expand: expand.length > 0 ? expand.filter((field) => INFO_EXPAND_SERVED.has(field)) : null,
+  };
 }

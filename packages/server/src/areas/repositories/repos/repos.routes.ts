@@ -12,6 +12,7 @@ import {
   RepoTypeSchema,
   RepoConflict,
   RepoInfo,
+  RepoInfoFields,
   RepoListItem,
   RepoSummary,
   type RepoType,
@@ -34,6 +35,15 @@ import {
   repoPathAction,
   repositoryOf,
 } from "../../../http/repo-access.js";
+
+/** `_id`, `id` and the fields `expand` names, of a repository's info. */
+function expandedFields(info: RepoInfo, expand: string[]): RepoInfoFields {
+  const picked: Record<string, unknown> = { _id: info._id, id: info.id };
+  for (const field of expand) {
+    if (field in info) picked[field] = info[field as keyof RepoInfo];
+  }
+  return picked as RepoInfoFields;
+}
 
 /** Answers a create that meets an existing repository: 409 with its URL, which the Python client reads. */
 async function createOrConflict(
@@ -363,16 +373,18 @@ export function reposRoutes({
                 },
                 { additionalProperties: true },
               ),
-              response: { 200: RepoInfo, 404: ApiErrorRef },
+              response: { 200: RepoInfoFields, 404: ApiErrorRef },
             },
             config: { access },
           },
-          async (request) =>
-            repos.info(
-              repositoryOf(request),
-              request.params.revision,
-              infoQuery(request.query as Record<string, unknown>).blobs,
-            ),
+          async (request) => {
+            const { blobs, expand } = infoQuery(request.query as Record<string, unknown>);
+            const info = await repos.info(repositoryOf(request), request.params.revision, {
+              blobs,
+              siblings: expand === null || expand.includes("siblings"),
+            });
+            return expand === null ? info : expandedFields(info, expand);
+          },
         );
       }
     }

@@ -11,7 +11,8 @@ import { decide, orgRoleOf, type Owner } from "../../../auth/authorize.js";
 import { organizationFacts } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import type { Config } from "../../../config.js";
-import type { Db } from "../../../db/database.js";
+import { cachedRead } from "../../../db/cached-read.js";
+import type { Db, DbOrTx } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
 import { DEFAULT_GITATTRIBUTES } from "../../../git/default-gitattributes.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
@@ -101,6 +102,10 @@ export function createReposService({
   }
 
   const webUrl = (type: RepoType, fullName: string) => repoWebUrl(config.publicUrl, type, fullName);
+  /** The commit a revision names for info, kept like the file API's (refs move only with a touch of the row). */
+  const cachedRevision = cachedRead("info revision", (_db: DbOrTx, repositoryId: string, ref: string) =>
+    storage.resolveRef(repositoryId, ref),
+  );
 
   return {
     webUrl,
@@ -416,32 +421,41 @@ export function createReposService({
      * What clients read about a repository at a revision (the default branch
      * when none is given); with `blobs`, each file's size, blob id and LFS object.
      */
-    async info(repo: FoundRepo, revision: string | undefined, blobs = false): Promise<RepoInfo> {
+    /**
+     * What the clients read of a repository at a revision. `siblings: false` leaves the file list out (an
+     * empty list), for answers that were not asked for it; `blobs` adds each file's size, blob and LFS object.
+     */
+    async info(
+      repo: FoundRepo,
+      revision: string | undefined,
+      { blobs = false, siblings: withSiblings = true }: { blobs?: boolean; siblings?: boolean } = {},
+    ): Promise<RepoInfo> {
       const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
-      const sha = await storage.resolveRef(repo.row.id, ref);
+      const sha = await cachedRevision(db, repo.row.id, ref);
       if (!sha && revision) {
         throw revisionNotFound(revision, repo.fullName);
       }
-      const siblings = !sha
-        ? []
-        : blobs
-          ? ((await repoFiles.listTree(repo.row.id, sha, "", true)) ?? [])
-              .filter((entry) => entry.type === "file")
-              .map((entry) => ({
-                rfilename: entry.path,
-                size: entry.size,
-                blobId: entry.oid,
-                ...(entry.lfs
-                  ? {
-                      lfs: {
-                        sha256: entry.lfs.oid,
-                        size: entry.lfs.size,
-                        pointerSize: entry.lfs.pointerSize,
-                      },
-                    }
-                  : {}),
-              }))
-          : (await storage.listFiles(repo.row.id, sha)).map((rfilename) => ({ rfilename }));
+      const siblings =
+        !sha || !withSiblings
+          ? []
+          : blobs
+            ? ((await repoFiles.listTree(repo.row.id, sha, "", true)) ?? [])
+                .filter((entry) => entry.type === "file")
+                .map((entry) => ({
+                  rfilename: entry.path,
+                  size: entry.size,
+                  blobId: entry.oid,
+                  ...(entry.lfs
+                    ? {
+                        lfs: {
+                          sha256: entry.lfs.oid,
+                          size: entry.lfs.size,
+                          pointerSize: entry.lfs.pointerSize,
+                        },
+                      }
+                    : {}),
+                }))
+            : (await storage.listFiles(repo.row.id, sha)).map((rfilename) => ({ rfilename }));
       return {
         _id: repo.row.id,
         id: repo.fullName,

@@ -9,10 +9,14 @@ interface Refs {
   tags: { name: string; targetCommit: string }[];
 }
 
+/** What the pages show of a repository: not its file list, which can be very long. */
+const FIELDS = ["author", "sha", "private", "gated", "createdAt", "lastModified"] as const;
+const FIELDS_QUERY = FIELDS.map((field) => `expand[]=${field}`).join("&");
+
 export const load: LayoutServerLoad = async ({ params, fetch, locals }) => {
   const address = addressOf(params);
   const [{ data: repo }, { data: refs }, { data: hub }, write] = await Promise.all([
-    apiLoad<RepoInfo>(fetch, address.api),
+    apiLoad<Pick<RepoInfo, "_id" | "id" | (typeof FIELDS)[number]>>(fetch, `${address.api}?${FIELDS_QUERY}`),
     apiLoad<Refs>(fetch, `${address.api}/refs`),
     apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
     writeAccess(fetch, address, locals.viewer !== null),
@@ -20,22 +24,9 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals }) => {
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
     : (refs.branches[0]?.name ?? "main");
-  // Only what the pages show travels to the browser: a repository's file list can be very long.
-  const { _id, id, author, sha, createdAt, lastModified, gated, siblings } = repo;
   return {
     address,
-    repo: {
-      _id,
-      id,
-      author,
-      sha,
-      createdAt,
-      lastModified,
-      gated,
-      private: repo.private,
-      fileCount: siblings.length,
-      hasReadme: siblings.some((file) => file.rfilename === "README.md"),
-    },
+    repo,
     cloneUrls: { https: `${hub.git_url}${address.href}`, ssh: `${hub.ssh_url}${address.href}` },
     defaultBranch,
     branches: refs.branches.map((branch) => branch.name),

@@ -7,7 +7,7 @@ import type { PageServerLoad } from "./$types";
 export const load: PageServerLoad = async ({ parent, fetch }) => {
   const { address, repo, defaultBranch } = await parent();
   const rev = repo.sha ?? defaultBranch;
-  const bytes = repo.hasReadme ? await download(fetch, resolveHref(address, rev, "README.md")) : null;
+  const bytes = repo.sha === null ? null : await download(fetch, resolveHref(address, rev, "README.md"));
   const card =
     bytes === null
       ? null
@@ -15,5 +15,5 @@ export const load: PageServerLoad = async ({ parent, fetch }) => {
           blobBase: `${address.href}/blob/${encodeURIComponent(defaultBranch)}`,
           rawBase: `${address.href}/resolve/${encodeURIComponent(defaultBranch)}`,
         });
-  return { card, files: repo.fileCount };
+  return { card };
 };
