@@ -33,6 +33,7 @@ export default tseslint.config(
         setTimeout: "readonly",
         Buffer: "readonly",
         fetch: "readonly",
+        performance: "readonly",
       },
     },
   },

@@ -5,6 +5,7 @@ import { benchLfs } from "./lfs.mjs";
 import { benchRouter } from "./router.mjs";
 import { benchSnapshot } from "./snapshot.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
+import { benchWeb } from "./web.mjs";
 import { benchWhoami } from "./whoami.mjs";
 
 await benchWhoami();
@@ -14,3 +15,4 @@ await benchLfs();
 await benchSnapshot();
 await benchWebhooks();
 await benchCliMemory();
+await benchWeb();

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type {
+  RepoInfo} from "@hub/api";
 import {
   ApiErrorRef,
   CreateRepoRequest,
@@ -11,7 +13,6 @@ import {
   REPO_TYPES,
   RepoTypeSchema,
   RepoConflict,
-  RepoInfo,
   RepoInfoFields,
   RepoListItem,
   RepoSummary,
