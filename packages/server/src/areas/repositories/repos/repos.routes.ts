@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type {
-  RepoInfo} from "@hub/api";
+import type { RepoInfo } from "@hub/api";
 import {
   ApiErrorRef,
   CreateRepoRequest,
