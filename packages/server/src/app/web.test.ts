@@ -232,6 +232,20 @@ describe("the web site, rendered on the server", () => {
     expect(history).toContain("Initial commit");
   });
 
+  it("sends a page at a renamed repository's old name to the same page at the new one", async () => {
+    await create("old-name");
+    const moved = await hub.request("/api/repos/move", {
+      method: "POST",
+      token: alice,
+      json: { fromRepo: "alice/old-name", toRepo: "alice/new-name" },
+    });
+    expect(moved.status).toBe(200);
+    const response = await hub.request("/alice/old-name/tree/main?x=1", { headers: html, redirect: "manual" });
+    expect(response.status).toBe(301);
+    expect(response.headers.get("location")).toBe("/alice/new-name/tree/main?x=1");
+    expect(await text("/alice/new-name/tree/main")).toContain(".gitattributes");
+  });
+
   it("shows a person's page with their repositories", async () => {
     const profile = await text("/alice");
     expect(profile).toContain("alice/card");

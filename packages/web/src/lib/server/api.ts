@@ -16,6 +16,8 @@ export class ApiFailure extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** Where a redirect answer points (a renamed repository's new API address). */
+    readonly location?: string,
   ) {
     super(message);
   }
@@ -36,7 +38,7 @@ export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}
   headers.set("accept", "application/json");
   if (init.body !== undefined && typeof init.body === "string" && !headers.has("content-type"))
     headers.set("content-type", "application/json");
-  const response = await fetch(path, { ...init, headers });
+  const response = await fetch(path, { ...init, headers, redirect: "manual" });
   if (!response.ok) {
     const body = (await response.json().catch(() => null)) as {
       error?: string;
@@ -48,6 +50,7 @@ export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}
       body?.code ?? "unknown",
       body?.error ?? `The hub answered ${response.status}.`,
       body?.field,
+      response.headers.get("location") ?? undefined,
     );
   }
   // Some writes answer 200 with no body (settings, move): no JSON is no data.
@@ -61,13 +64,18 @@ export async function load<T>(fetch: Fetch, path: string): Promise<ApiAnswer<T>>
   try {
     return await call<T>(fetch, path);
   } catch (err) {
-    if (err instanceof ApiFailure) {
-      // A private repository answers 401 to the anonymous and 404 to outsiders: both see "not found".
-      if ([401, 403, 404].includes(err.status)) error(404, { message: "Not found", code: err.code });
-      if (err.status === 429) error(429, { message: err.message, code: err.code });
-    }
-    throw err;
+    return asPageError(err);
   }
+}
+
+/** A failed call as the page's error: what the viewer may not see is "not found", as the API means it. */
+export function asPageError(err: unknown): never {
+  if (err instanceof ApiFailure) {
+    // A private repository answers 401 to the anonymous and 404 to outsiders: both see "not found".
+    if ([401, 403, 404].includes(err.status)) error(404, { message: "Not found", code: err.code });
+    if (err.status === 429) error(429, { message: err.message, code: err.code });
+  }
+  throw err;
 }
 
 /** The signed-in person behind the browser's session cookie, or null (a stale cookie is cleared). */
