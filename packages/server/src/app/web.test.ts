@@ -104,6 +104,7 @@ describe("the web site, rendered on the server", () => {
       "README.md": CARD,
       "config.json": '{ "hidden_size": 64 }\n',
       "src/model.py": 'class Model:\n    """A docstring\n    over two lines."""\n    size = 1 < 2\n',
+      "big.txt": Array.from({ length: 60_000 }, (_, i) => `line ${i} of a long log`).join("\n"),
     });
     await create("attack");
     await commit("alice/attack", { "README.md": ATTACK_CARD });
@@ -224,6 +225,15 @@ describe("the web site, rendered on the server", () => {
     expect(file).toMatch(/1<\/span> &lt; <span class="hljs-number">2/);
     expect(file).toContain('href="/alice/card/resolve/main/src/model.py"');
     await text("/alice/card/blob/main/no-such-file", undefined, 404);
+
+    // Text over 512 KiB shows its first whole lines and offers the rest as a download.
+    const big = await text("/alice/card/blob/main/big.txt");
+    expect(big).toContain("line 0 of a long log");
+    expect(big).not.toContain("line 59999 of a long log");
+    const lines = big.match(/<tr id="L\d+"/g)?.length ?? 0;
+    expect(lines).toBeGreaterThan(20_000);
+    expect(lines).toBeLessThan(60_000);
+    expect(big).toContain("Download the whole file");
     await text("/alice/card/blob/no-such-branch/config.json", undefined, 404);
 
     const history = await text("/alice/card/commits/main");
@@ -240,7 +250,10 @@ describe("the web site, rendered on the server", () => {
       json: { fromRepo: "alice/old-name", toRepo: "alice/new-name" },
     });
     expect(moved.status).toBe(200);
-    const response = await hub.request("/alice/old-name/tree/main?x=1", { headers: html, redirect: "manual" });
+    const response = await hub.request("/alice/old-name/tree/main?x=1", {
+      headers: html,
+      redirect: "manual",
+    });
     expect(response.status).toBe(301);
     expect(response.headers.get("location")).toBe("/alice/new-name/tree/main?x=1");
     expect(await text("/alice/new-name/tree/main")).toContain(".gitattributes");

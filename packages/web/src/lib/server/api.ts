@@ -99,9 +99,12 @@ export async function viewerOf(event: RequestEvent): Promise<Viewer | null> {
   }
 }
 
-/** The bytes of a download path (`…/resolve/{rev}/{path}`), or null when there is no such file. */
-export async function download(fetch: Fetch, path: string): Promise<Uint8Array | null> {
-  const response = await fetch(path);
+/**
+ * The bytes of a download path (`…/resolve/{rev}/{path}`), or null when there is no such file; `range`
+ * (`bytes=0-1023`) asks for part of it.
+ */
+export async function download(fetch: Fetch, path: string, range?: string): Promise<Uint8Array | null> {
+  const response = await fetch(path, range ? { headers: { range } } : {});
   if (response.status === 404) return null;
   if (!response.ok)
     throw new ApiFailure(response.status, "download_failed", `The hub answered ${response.status}.`);

@@ -6,7 +6,7 @@ import { resolveHref } from "$lib/server/repo";
 import { encodePath } from "$lib/repos";
 import type { PageServerLoad } from "./$types";
 
-/** Text over this size is not shown in the page; it is offered as a download. */
+/** Text over this size is cut: the page shows its first lines and offers the whole file as a download. */
 const TEXT_CAP = 512 * 1024;
 const IMAGES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 
@@ -37,14 +37,14 @@ export const load: PageServerLoad = async ({ parent, params, fetch }) => {
     downloadHref,
   };
   if (IMAGES.test(params.path) && size <= 20 * 1024 * 1024)
-    return { ...facts, view: "image" as const, lines: [] };
-  if (entry.lfs || size > TEXT_CAP) return { ...facts, view: "facts" as const, lines: [] };
-  const bytes = await download(fetch, downloadHref);
+    return { ...facts, view: "image" as const, lines: [], cut: false };
+  if (entry.lfs) return { ...facts, view: "facts" as const, lines: [], cut: false };
+  const cut = size > TEXT_CAP;
+  const bytes = await download(fetch, downloadHref, cut ? `bytes=0-${TEXT_CAP - 1}` : undefined);
   if (!bytes) error(404, { message: "Not found" });
-  if (!isProbablyText(bytes)) return { ...facts, view: "facts" as const, lines: [] };
-  return {
-    ...facts,
-    view: "text" as const,
-    lines: highlightFile(new TextDecoder().decode(bytes), params.path),
-  };
+  if (!isProbablyText(bytes)) return { ...facts, view: "facts" as const, lines: [], cut: false };
+  const text = new TextDecoder().decode(bytes);
+  // A cut file ends at its last whole line.
+  const shown = cut ? text.slice(0, Math.max(0, text.lastIndexOf("\n") + 1)) : text;
+  return { ...facts, view: "text" as const, lines: highlightFile(shown, params.path), cut };
 };
