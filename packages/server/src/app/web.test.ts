@@ -168,6 +168,7 @@ describe("the web site, rendered on the server", () => {
   it("renders a card as GitHub-flavoured Markdown with its front matter as metadata", async () => {
     const body = await text("/alice/card");
     expect(body).toContain('<meta property="og:title" content="alice/card · Hub"');
+    expect(body).toContain('<meta property="og:description" content="See the config and a picture."');
     expect(body).toMatch(/<h1[^>]*>The card(?:'|&#39;|&apos;)s title<\/h1>/);
     expect(body).toContain("<table>");
     expect(body).toMatch(/<li><input type="checkbox" disabled checked \/> done<\/li>/);

@@ -15,5 +15,22 @@ export const load: PageServerLoad = async ({ parent, fetch }) => {
           blobBase: `${address.href}/blob/${encodeURIComponent(defaultBranch)}`,
           rawBase: `${address.href}/resolve/${encodeURIComponent(defaultBranch)}`,
         });
-  return { card };
+  return { card, description: card ? summaryOf(card.html) : null };
 };
+
+/** The card's first paragraph as plain text, for link previews (`og:description`). */
+function summaryOf(html: string): string | null {
+  const paragraph = /<p>([\s\S]*?)<\/p>/.exec(html)?.[1];
+  if (!paragraph) return null;
+  const text = paragraph
+    .replace(/<img[^>]*\balt="([^"]*)"[^>]*>/g, "$1")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text || null;
+}
