@@ -260,8 +260,24 @@ describe("the web site, rendered on the server", () => {
     expect(await text("/alice/new-name/tree/main")).toContain(".gitattributes");
   });
 
-  it("shows a person's page with their repositories", async () => {
+  it("shows a person's page with their repositories and the papers they show", async () => {
+    const paper = { arxivId: "2106.09685", title: "Low-Rank Adaptation", authors: ["Alice Example"] };
+    const submitted = await hub.request("/api/me/paper-submissions", {
+      method: "POST",
+      token: alice,
+      json: paper,
+    });
+    expect(submitted.status, await submitted.clone().text()).toBe(201);
+    const claimed = await hub.request("/api/me/papers", {
+      method: "POST",
+      token: alice,
+      json: { arxivId: "2106.09685", authorName: "Alice Example" },
+    });
+    expect(claimed.status, await claimed.clone().text()).toBe(201);
     const profile = await text("/alice");
+    expect(profile).toMatch(
+      /<a href="https:\/\/arxiv\.org\/abs\/2106\.09685[^"]*"[^>]*>Low-Rank Adaptation<\/a>/,
+    );
     expect(profile).toContain("alice/card");
     expect(profile).not.toContain("alice/secret");
     expect(await text("/alice", aliceCookie)).toContain("alice/secret");
