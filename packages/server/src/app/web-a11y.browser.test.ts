@@ -188,6 +188,88 @@ describe("the web site's accessibility (axe-core)", () => {
     }));
   }
 
+  it("works from the keyboard alone: skip link, branch picker, Add file and Use this model menus", async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    await context.addCookies(cookies.map((cookie) => ({ ...cookie, url: hub.url })));
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (err) => problems.push(err.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    /** What has focus, as `TAG:text`. */
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => { const e = document.activeElement; return e ? e.tagName + ":" + (e.textContent ?? "").trim().replace(/\\s+/g, " ") : ""; })()`,
+      );
+    /** Presses Tab until the focused element matches, as a person would. */
+    async function tabTo(pattern: RegExp) {
+      for (let i = 0; i < 80; i++) {
+        await page.keyboard.press("Tab");
+        if (pattern.test(await focused())) return;
+      }
+      throw new Error(`Tab never reached ${pattern}`);
+    }
+    const isOpen = async (selector: string) => (await page.locator(selector).getAttribute("open")) !== null;
+
+    await page.goto(`${hub.url}/alice/gpt-tiny/tree/main`, { waitUntil: "networkidle" });
+    // The first Tab stop skips the header.
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A:Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate<string>("document.activeElement.id")).toBe("content");
+
+    // The branch picker: Enter opens, Tab enters it, Escape closes and gives focus back to its summary.
+    await tabTo(/^SUMMARY:Branch: main$/);
+    await page.keyboard.press("Enter");
+    expect(await isOpen("details.refs")).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A:main");
+    await page.keyboard.press("Escape");
+    expect(await isOpen("details.refs")).toBe(false);
+    expect(await focused()).toBe("SUMMARY:Branch: main");
+
+    // Add file: Escape closes it too; tabbing past its last item closes it as well.
+    await tabTo(/^SUMMARY:Add file$/);
+    await page.keyboard.press("Enter");
+    expect(await isOpen("details.add")).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A:Create a new file");
+    await page.keyboard.press("Escape");
+    expect(await isOpen("details.add")).toBe(false);
+    expect(await focused()).toBe("SUMMARY:Add file");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A:Upload files");
+    expect(await isOpen("details.add")).toBe(false);
+
+    // Enter on a menu item follows it.
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/alice\/gpt-tiny\/new\/main$/);
+
+    // Use this model, on the card page.
+    await page.goto(`${hub.url}/alice/gpt-tiny`, { waitUntil: "networkidle" });
+    await tabTo(/^SUMMARY:Use this model$/);
+    await page.keyboard.press("Enter");
+    expect(await isOpen("details.use")).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toMatch(/^BUTTON:/);
+    await page.keyboard.press("Escape");
+    expect(await isOpen("details.use")).toBe(false);
+    expect(await focused()).toBe("SUMMARY:Use this model");
+
+    // The site's header: its links are reachable and followed with Enter.
+    await tabTo(/^A:Datasets$/);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/datasets$/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   for (const colorScheme of SCHEMES) {
     it.each(WIDTHS)(
       `has no serious or critical finding in the ${colorScheme} scheme at %i pixels`,
