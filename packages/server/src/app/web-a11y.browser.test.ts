@@ -138,7 +138,8 @@ describe("the web site's accessibility (axe-core)", () => {
 
   /** The pages a visitor (signed in or not) can reach, by URL path. */
   function pages(signedIn: boolean): string[] {
-    if (!signedIn) return ["/", "/login", "/alice/hidden"];
+    // `/device` is the server's own page (device-page.ts), in the site's look.
+    if (!signedIn) return ["/", "/login", "/alice/hidden", "/device"];
     const repo = "/alice/gpt-tiny";
     return [
       "/",
@@ -163,6 +164,7 @@ describe("the web site's accessibility (axe-core)", () => {
       "/settings/keys",
       "/settings/two-factor",
       "/no-such-page/at-all/here",
+      "/device",
     ];
   }
 
