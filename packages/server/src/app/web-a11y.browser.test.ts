@@ -163,6 +163,11 @@ describe("the web site's accessibility (axe-core)", () => {
       "/settings/tokens",
       "/settings/keys",
       "/settings/two-factor",
+      "/settings/webhooks",
+      "/settings/inference",
+      "/settings/billing",
+      "/settings/content",
+      "/settings/gated",
       "/no-such-page/at-all/here",
       "/device",
     ];
