@@ -171,7 +171,7 @@ describe("the web site, rendered on the server", () => {
     expect(body).toContain('<meta property="og:description" content="See the config and a picture."');
     expect(body).toMatch(/<h1[^>]*>The card(?:'|&#39;|&apos;)s title<\/h1>/);
     expect(body).toContain("<table>");
-    expect(body).toMatch(/<li><input type="checkbox" disabled checked \/> done<\/li>/);
+    expect(body).toMatch(/<li><input type="checkbox" disabled aria-label="Done" checked \/> done<\/li>/);
     expect(body).toContain('class="hljs-keyword"');
     expect(body).toContain('href="/alice/card/blob/main/config.json"');
     expect(body).toContain('src="/alice/card/resolve/main/images/pic.png"');

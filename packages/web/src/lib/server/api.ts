@@ -1,4 +1,4 @@
-import { error, type RequestEvent } from "@sveltejs/kit";
+import { error, redirect, type RequestEvent } from "@sveltejs/kit";
 import type { WhoamiV2 } from "@hub/api";
 import type { Viewer } from "$lib/types";
 
@@ -16,6 +16,8 @@ export class ApiFailure extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** The hub's Retry-After on a 429, in seconds. */
+    readonly retryAfter?: string,
     /** Where a redirect answer points (a renamed repository's new API address). */
     readonly location?: string,
   ) {
@@ -50,6 +52,7 @@ export async function call<T>(fetch: Fetch, path: string, init: RequestInit = {}
       body?.code ?? "unknown",
       body?.error ?? `The hub answered ${response.status}.`,
       body?.field,
+      response.headers.get("retry-after") ?? undefined,
       response.headers.get("location") ?? undefined,
     );
   }
@@ -73,9 +76,19 @@ export function asPageError(err: unknown): never {
   if (err instanceof ApiFailure) {
     // A private repository answers 401 to the anonymous and 404 to outsiders: both see "not found".
     if ([401, 403, 404].includes(err.status)) error(404, { message: "Not found", code: err.code });
-    if (err.status === 429) error(429, { message: err.message, code: err.code });
   }
+  // Anything else (a 429, a 5xx) becomes the site's error page with its status in hooks.server.ts.
   throw err;
+}
+
+/**
+ * The signed-in viewer of a page only for them: anyone else is sent to sign in first. When the hub could not
+ * say who is signed in (rate limited, failing), the page shows that failure instead of asking to sign in again.
+ */
+export function requireViewer(locals: App.Locals, next: string): Viewer {
+  if (locals.viewer) return locals.viewer;
+  if (locals.failure) error(locals.failure.status, { message: locals.failure.message });
+  redirect(303, `/login?next=${encodeURIComponent(next)}`);
 }
 
 /** The signed-in person behind the browser's session cookie, or null (a stale cookie is cleared). */

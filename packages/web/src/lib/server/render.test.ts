@@ -76,10 +76,14 @@ describe("renderCard markdown", () => {
     expect(html).toMatch(/<table>[\s\S]*<\/table>/);
   });
 
-  it("renders a task list as disabled checkboxes", () => {
-    const { html } = renderCard("- [x] trained\n- [ ] evaluated\n", links);
-    expect(html).toContain('<li><input type="checkbox" disabled checked /> trained</li>');
-    expect(html).toContain('<li><input type="checkbox" disabled /> evaluated</li>');
+  it("renders a task list as disabled checkboxes, named for assistive technology", () => {
+    const { html } = renderCard(
+      '- [x] trained\n- [ ] evaluated\n\n<input type="checkbox" aria-label="Click me" checked>\n',
+      links,
+    );
+    expect(html).toContain('<li><input type="checkbox" disabled aria-label="Done" checked /> trained</li>');
+    expect(html).toContain('<li><input type="checkbox" disabled aria-label="Done" /> evaluated</li>');
+    expect(html).not.toContain("Click me");
   });
 
   it("renders strikethrough and autolinks", () => {
@@ -96,10 +100,11 @@ describe("renderCard markdown", () => {
       '```python\nfrom hub import load\nmodel = load("gpt")  # <fast>\n```\n\n```brainfudge\n<b>&\n```\n',
       links,
     );
-    expect(html).toContain('<pre><code class="hljs"><span class="hljs-keyword">from</span> hub');
+    // A block that scrolls sideways takes focus, so a keyboard can scroll it.
+    expect(html).toContain('<pre tabindex="0"><code class="hljs"><span class="hljs-keyword">from</span> hub');
     expect(html).toContain('<span class="hljs-string">"gpt"</span>');
     expect(html).toContain('<span class="hljs-comment"># &lt;fast&gt;</span>');
-    expect(html).toContain("<pre><code>&lt;b&gt;&amp;\n</code></pre>");
+    expect(html).toContain('<pre tabindex="0"><code>&lt;b&gt;&amp;\n</code></pre>');
   });
 
   it("gives headings GitHub slugs, numbering repeats", () => {

@@ -347,7 +347,7 @@ function sanitizeOptions(links: RepoLinks, headingMarker: string): IOptions {
       ...Object.fromEntries(HEADINGS.map((tag) => [tag, ["id", "align"]])),
       a: ["href", "title", "rel"],
       img: ["src", "alt", "title", "width", "height", "align"],
-      input: ["type", "checked", "disabled"],
+      input: ["type", "checked", "disabled", "aria-label"],
       details: ["open"],
       p: ["align"],
       div: ["align"],
@@ -355,7 +355,7 @@ function sanitizeOptions(links: RepoLinks, headingMarker: string): IOptions {
       td: ["align"],
       ol: ["start"],
       code: ["class"],
-      pre: ["class"],
+      pre: ["class", "tabindex"],
       span: ["class"],
     },
     allowedClasses: { code: HLJS_CLASSES, pre: HLJS_CLASSES, span: HLJS_CLASSES },
@@ -381,9 +381,12 @@ function sanitizeOptions(links: RepoLinks, headingMarker: string): IOptions {
         }
         return { tagName, attribs: imageAttributes(attribs, links.rawBase) };
       },
+      // A code block that scrolls sideways must take focus so a keyboard can scroll it.
+      pre: (tagName, attribs): Tag => ({ tagName, attribs: { ...attribs, tabindex: "0" } }),
       input: (tagName, attribs): Tag => {
         if (attribs.type?.toLowerCase() !== "checkbox") return { tagName, attribs: {} };
-        const checkbox: Attributes = { type: "checkbox", disabled: "" };
+        // A task list's box is named for assistive technology; the item's text follows it.
+        const checkbox: Attributes = { type: "checkbox", disabled: "", "aria-label": "Done" };
         if (attribs.checked !== undefined) checkbox.checked = "";
         return { tagName, attribs: checkbox };
       },

@@ -1,6 +1,6 @@
 import { fail, redirect } from "@sveltejs/kit";
 import type { HfCreateRepoResponse, WhoamiV2 } from "@hub/api";
-import { ApiFailure, call } from "$lib/server/api";
+import { ApiFailure, call, requireViewer } from "$lib/server/api";
 import { repoHref } from "$lib/repos";
 import type { RepoKind } from "$lib/types";
 import type { Actions, PageServerLoad } from "./$types";
@@ -19,7 +19,7 @@ function fieldOf(err: ApiFailure): string | undefined {
 
 /** Create a repository (`POST /api/repos/create`) in the viewer's namespace or one of their organizations. */
 export const load: PageServerLoad = async ({ locals, fetch, url }) => {
-  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+  requireViewer(locals, url.pathname + url.search);
   const { data: me } = await call<WhoamiV2>(fetch, "/api/whoami-v2");
   const kind = KINDS.find((k) => k === url.searchParams.get("type")) ?? "model";
   return {

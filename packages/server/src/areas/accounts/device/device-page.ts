@@ -16,11 +16,27 @@ const SCOPE_MEANINGS: Record<Scope, string> = {
   "webhooks:manage": "manage webhook routes and delivery receipts",
 };
 
+/**
+ * The web site's look (packages/web/src/app.css: its colour variables, light and dark, and fonts, and its
+ * header), in this page's one stylesheet, allowed by its hash: the page loads nothing else.
+ */
 const STYLE = [
-  "body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1f2328}",
-  "h1{font-size:1.4rem}label{display:block;margin:.6rem 0}input[type=text],input[type=password]{display:block;width:100%;padding:.4rem;font:inherit;box-sizing:border-box}",
-  "button{font:inherit;padding:.4rem 1.2rem;margin:.8rem .6rem 0 0}.error{color:#b42318;border-left:4px solid #b42318;padding-left:.6rem}",
-  ".code{font:600 1.3rem ui-monospace,monospace;letter-spacing:.1em}.muted{color:#57606a;font-size:.9rem}",
+  ":root{--bg:#fff;--bg-soft:#f6f7f9;--fg:#111827;--fg-soft:#4b5563;--border:#e5e7eb;--accent:#b45309;--link:#1d4ed8;--danger:#b91c1c;--radius:8px;",
+  'color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}',
+  "@media (prefers-color-scheme:dark){:root{--bg:#0b0f19;--bg-soft:#111827;--fg:#f3f4f6;--fg-soft:#9ca3af;--border:#1f2937;--accent:#fbbf24;--link:#93c5fd;--danger:#f87171}}",
+  "*{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);line-height:1.5}",
+  "a{color:var(--link)}:focus-visible{outline:2px solid var(--accent);outline-offset:2px}",
+  ".skip{position:absolute;left:.5rem;top:-3rem;padding:.4rem .8rem;background:var(--bg);border:1px solid var(--border);border-radius:var(--radius)}.skip:focus{top:.5rem}",
+  "header{border-bottom:1px solid var(--border)}header nav{max-width:1280px;margin:0 auto;padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}",
+  ".brand{display:inline-flex;gap:.4rem;align-items:center;font-weight:700;font-size:1.1rem;color:var(--fg);text-decoration:none}",
+  "header ul{display:flex;gap:.9rem;list-style:none;margin:0 0 0 auto;padding:0}header ul a{color:var(--fg);text-decoration:none}header ul a:hover{text-decoration:underline}",
+  "main{max-width:34rem;margin:0 auto;padding:2rem 1rem 4rem}main:focus{outline:none}h1{font-size:1.4rem;line-height:1.25}",
+  "label{display:block;margin:.6rem 0}input,button{font:inherit;color:inherit}",
+  "input[type=text],input[type=password]{display:block;width:100%;margin-top:.2rem;padding:.45rem .65rem;background:var(--bg);border:1px solid var(--border);border-radius:var(--radius)}",
+  "button{padding:.4rem 1.2rem;margin:.8rem .6rem 0 0;background:var(--bg-soft);border:1px solid var(--border);border-radius:var(--radius);cursor:pointer}",
+  "button[value=approve],form>button:only-of-type{background:var(--fg);color:var(--bg);border-color:var(--fg)}",
+  ".error{color:var(--danger);border-left:4px solid var(--danger);padding-left:.6rem}",
+  ".code{font:600 1.3rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;letter-spacing:.1em}.muted{color:var(--fg-soft);font-size:.9rem}",
 ].join("");
 
 /**
@@ -43,13 +59,24 @@ export function pageHeaders(): Record<string, string> {
   };
 }
 
+/** The site's logo (packages/web/static/favicon.svg) inline, since the page's policy loads no image. */
+const LOGO =
+  '<svg aria-hidden="true" width="24" height="24" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#f59e0b"/><path d="M9 8v16M23 8v16M9 16h14" stroke="#1f2937" stroke-width="3.5" stroke-linecap="round"/></svg>';
+
+/** The web site's header: its brand and the same main links. */
+const HEADER = `<a class="skip" href="#content">Skip to content</a>
+<header><nav aria-label="Main"><a class="brand" href="/">${LOGO} Hub</a>
+<ul><li><a href="/models">Models</a></li><li><a href="/datasets">Datasets</a></li><li><a href="/spaces">Spaces</a></li></ul></nav></header>`;
+
 function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
 <title>${escapeHtml(title)} · Hub</title><style>${STYLE}</style></head>
-<body><h1>${escapeHtml(title)}</h1>
+<body>${HEADER}
+<main id="content" tabindex="-1"><h1>${escapeHtml(title)}</h1>
 ${body}
+</main>
 </body>
 </html>`;
 }
@@ -60,7 +87,7 @@ const errorLine = (error: string | undefined) =>
 const hidden = (name: string, value: string) =>
   `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
 
-/** The device sign-in pages: plain server-rendered HTML until the web UI exists. */
+/** The device sign-in pages: server-rendered HTML in the web site's look, with no script. */
 export const devicePage = {
   signIn({ userCode, csrf, error }: { userCode: string; csrf: string; error?: string }): string {
     return layout(

@@ -1,4 +1,4 @@
-import { redirect } from "@sveltejs/kit";
+import { requireViewer } from "$lib/server/api";
 import type { PageServerLoad } from "./$types";
 
 /**
@@ -7,6 +7,6 @@ import type { PageServerLoad } from "./$types";
  */
 export const load: PageServerLoad = async ({ parent, params, locals, url }) => {
   const { branches } = await parent();
-  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname)}`);
+  requireViewer(locals, url.pathname);
   return { rev: params.rev, folder: params.path, isBranch: branches.includes(params.rev) };
 };
