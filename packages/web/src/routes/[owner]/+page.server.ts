@@ -24,6 +24,8 @@ interface MembersView {
   list: OrgMember[];
   /** Why there is no list: the API's refusal, or null. */
   refusal: string | null;
+  /** Whether the viewer is one of its members (who may leave). */
+  member: boolean;
   /** Whether the viewer is one of its admins (who get a link to its settings). */
   admin: boolean;
 }
@@ -35,18 +37,18 @@ async function membersOf(
 ): Promise<MembersView | null> {
   if (profile.type !== "org") return null;
   const viewer = event.locals.viewer;
-  if (!viewer?.orgs.includes(profile.name)) return { list: [], refusal: null, admin: false };
+  if (!viewer?.orgs.includes(profile.name)) return { list: [], refusal: null, member: false, admin: false };
   try {
     const { data } = await call<OrgMember[]>(
       event.fetch,
       `/api/organizations/${encodeURIComponent(profile.name)}/members`,
     );
     const admin = data.some((member) => member.user === viewer.name && member.role === "admin");
-    return { list: data, refusal: null, admin };
+    return { list: data, refusal: null, member: true, admin };
   } catch (err) {
     // A member without the single sign-on the organization requires is refused, with where to sign in.
     if (err instanceof ApiFailure && err.status === 403)
-      return { list: [], refusal: err.message, admin: false };
+      return { list: [], refusal: err.message, member: true, admin: false };
     throw err;
   }
 }
