@@ -360,4 +360,25 @@ describe("the organization pages", () => {
     expect(refused.status).toBe(400);
     expect(await refused.text()).toMatch(/role="alert"/);
   });
+
+  it("once single sign-on is required, shows an admin without a sign-in the API's message, except on SSO", async () => {
+    const required = await action("alice", "/organizations/acme/settings/sso?/save", [
+      ["issuer", "https://login.acme.example/realms/acme"],
+      ["clientId", "hub"],
+      ["emailDomain", "acme.example"],
+      ["required", "on"],
+    ]);
+    expect(required.status).toBe(200);
+    expect((await api<{ required: boolean }>("alice", "/api/organizations/acme/sso")).required).toBe(true);
+
+    const members = await page("alice", "/organizations/acme/settings/members");
+    expect(members.status).toBe(403);
+    const refusal = await members.text();
+    expect(refusal).toMatch(/role="alert"[^>]*>The organization acme requires single sign-on/);
+    expect(refusal).toContain('href="/organizations/acme/settings/sso"');
+    expect((await page("alice", "/organizations/acme/settings/sso")).status).toBe(200);
+    const orgPage = await (await page("alice", "/acme")).text();
+    expect(orgPage).toContain("requires single sign-on");
+    expect(orgPage).toContain('href="/organizations/acme/leave"');
+  });
 });
