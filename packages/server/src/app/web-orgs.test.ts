@@ -211,9 +211,18 @@ describe("the organization pages", () => {
   });
 
   it("creates a webhook through the form whose secret is shown once and never again, and redelivers", async () => {
+    const unreadable = await action("alice", "/organizations/acme/settings/webhooks?/create", [
+      ["url", receiver.url],
+      ["watched", "organisation acme"],
+    ]);
+    expect(unreadable.status).toBe(400);
+    const kept = await unreadable.text();
+    expect(kept).toMatch(/role="alert"[^>]*>Watched: cannot read “organisation acme”/);
+    expect(kept).toContain(escaped(receiver.url));
+
     const created = await action("alice", "/organizations/acme/settings/webhooks?/create", [
       ["url", receiver.url],
-      ["watched", "acme"],
+      ["watched", "org acme"],
       ["domains", "repo"],
       ["description", "CI"],
     ]);

@@ -2,13 +2,8 @@ import { fail } from "@sveltejs/kit";
 import type { CreatedWebhook, RotatedWebhookSecret, Webhook, WebhookList } from "@hub/api";
 import { call } from "$lib/server/api";
 import { orgApi, refusal, refusePage } from "$lib/server/org";
-import {
-  DOMAIN_CHOICES,
-  domainsOf,
-  watchedItems,
-  watchedLine,
-  webhookValues,
-} from "$lib/server/webhook-form";
+import { DOMAIN_CHOICES, domainsOf, watchedItems, webhookValues } from "$lib/server/webhook-form";
+import { watchedLine } from "$lib/webhooks";
 import type { Actions, PageServerLoad } from "./$types";
 
 /** The organization's webhook routes (`GET …/webhooks`); their secrets are never part of the answer. */
@@ -33,7 +28,7 @@ export const actions: Actions = {
     const keep = { values };
     if (!values.url)
       return fail(400, { action: "create", field: "url", message: "URL: where to send events.", ...keep });
-    const watched = await watchedItems(fetch, values.watched);
+    const watched = watchedItems(values.watched);
     if (typeof watched === "string")
       return fail(400, { action: "create", field: "watched", message: watched, ...keep });
     try {

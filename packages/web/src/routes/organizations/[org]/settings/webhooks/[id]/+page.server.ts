@@ -2,13 +2,8 @@ import { fail } from "@sveltejs/kit";
 import type { Webhook, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryList } from "@hub/api";
 import { call } from "$lib/server/api";
 import { orgApi, refusal, refusePage } from "$lib/server/org";
-import {
-  DOMAIN_CHOICES,
-  domainsOf,
-  watchedItems,
-  watchedLine,
-  webhookValues,
-} from "$lib/server/webhook-form";
+import { DOMAIN_CHOICES, domainsOf, watchedItems, webhookValues } from "$lib/server/webhook-form";
+import { watchedLine } from "$lib/webhooks";
 import type { Actions, PageServerLoad } from "./$types";
 
 const hookPath = (org: string, id: string) => `${orgApi(org)}/webhooks/${encodeURIComponent(id)}`;
@@ -58,7 +53,7 @@ export const actions: Actions = {
     const keep = { values };
     if (!values.url)
       return fail(400, { action: "update", field: "url", message: "URL: where to send events.", ...keep });
-    const watched = await watchedItems(fetch, values.watched);
+    const watched = watchedItems(values.watched);
     if (typeof watched === "string")
       return fail(400, { action: "update", field: "watched", message: watched, ...keep });
     try {
