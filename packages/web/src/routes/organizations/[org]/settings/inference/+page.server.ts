@@ -12,6 +12,17 @@ import type { Actions, PageServerLoad } from "./$types";
 
 const POLICIES = ["fastest", "cheapest", "preferred"] as const;
 
+/** Every day of the overview's month with its routed spend, so the chart has a slot for quiet days too. */
+function spendByDay(overview: InferenceOverview): { day: string; value: number }[] {
+  const days: { day: string; value: number }[] = [];
+  const { start, end } = overview.period;
+  for (let t = Date.parse(start); t < Date.parse(end); t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    days.push({ day, value: overview.by_day.find((row) => row.day.slice(0, 10) === day)?.cost_usd ?? 0 });
+  }
+  return days;
+}
+
 /**
  * The organization's Router settings (`…/inference/preferences`, `…/provider-keys`, `…/overview`) and the
  * providers the Router serves (`GET /api/inference/models`), to choose among.
@@ -36,6 +47,7 @@ export const load: PageServerLoad = async ({ params, fetch, url }) => {
       preferences: preferences.data,
       keys: keys.data.keys,
       overview: overview.data,
+      chart: spendByDay(overview.data),
       providers,
       policies: [...POLICIES],
     };
