@@ -1,11 +1,11 @@
 import { fail, redirect } from "@sveltejs/kit";
 import type { OrgSummary } from "@hub/api";
-import { ApiFailure, call } from "$lib/server/api";
+import { ApiFailure, call, requireViewer } from "$lib/server/api";
 import type { Actions, PageServerLoad } from "./$types";
 
 /** Creating an organization is for the signed in; anyone else signs in first. */
 export const load: PageServerLoad = ({ locals, url }) => {
-  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname)}`);
+  requireViewer(locals, url.pathname);
   return {};
 };
 

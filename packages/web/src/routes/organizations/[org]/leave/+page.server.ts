@@ -1,15 +1,15 @@
 import { fail, redirect } from "@sveltejs/kit";
 import type { OrgSummary } from "@hub/api";
-import { call } from "$lib/server/api";
+import { call, requireViewer } from "$lib/server/api";
 import { orgApi, refusal, refusePage } from "$lib/server/org";
 import type { Actions, PageServerLoad } from "./$types";
 
 /** Leaving an organization, confirmed: for any member, admins included (but never its last admin). */
 export const load: PageServerLoad = async ({ locals, url, params, fetch }) => {
-  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname)}`);
+  const viewer = requireViewer(locals, url.pathname);
   try {
     const { data } = await call<OrgSummary>(fetch, orgApi(params.org));
-    return { org: data, member: locals.viewer.orgs.includes(data.name) };
+    return { org: data, member: viewer.orgs.includes(data.name) };
   } catch (err) {
     refusePage(err);
   }

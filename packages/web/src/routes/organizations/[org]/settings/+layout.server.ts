@@ -1,6 +1,5 @@
-import { redirect } from "@sveltejs/kit";
 import type { OrgSummary } from "@hub/api";
-import { call } from "$lib/server/api";
+import { call, requireViewer } from "$lib/server/api";
 import { orgApi, refusePage } from "$lib/server/org";
 import type { LayoutServerLoad } from "./$types";
 
@@ -10,11 +9,11 @@ import type { LayoutServerLoad } from "./$types";
  * always reach SSO to repair it); anyone else gets the API's refusal as the page.
  */
 export const load: LayoutServerLoad = async ({ locals, url, params, fetch }) => {
-  if (!locals.viewer) redirect(303, `/login?next=${encodeURIComponent(url.pathname)}`);
+  const viewer = requireViewer(locals, url.pathname);
   try {
     const { data: org } = await call<OrgSummary>(fetch, orgApi(params.org));
     await call(fetch, `${orgApi(params.org)}/sso`);
-    return { org, viewer: locals.viewer };
+    return { org, viewer };
   } catch (err) {
     refusePage(err);
   }
