@@ -1,0 +1,137 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { OrgMember } from "@hub/api";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../test-support/browser.js";
+import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+
+const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
+const WIDTHS = [375, 1440] as const;
+
+/**
+ * The issue's journey "an organization admin adds a member", in Chromium against a real hubd at phone and
+ * desktop widths: an admin creates an organization and adds a member from its settings, and the member then
+ * finds the organization on their own page. Watched for dialogs, console errors and requests to other origins.
+ */
+describe("organizations in a browser", () => {
+  let hub: TestHub;
+  let browser: Browser;
+
+  async function shot(page: Page, name: string) {
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
+      fullPage: true,
+    });
+  }
+
+  /** A browser context whose problems (dialogs, console errors, foreign requests) are collected. */
+  async function watched(
+    width: number,
+    problems: string[],
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const origin = new URL(hub.url).origin;
+    context.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
+    });
+    const page = await context.newPage();
+    page.on("dialog", (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    return { context, page };
+  }
+
+  async function signIn(page: Page, name: string, password: string) {
+    await page.getByLabel("User name or email").fill(name);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    hub = await startHub();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.stop();
+  });
+
+  it.each(WIDTHS)(
+    "an organization admin creates an organization and adds a member at %i px",
+    async (width) => {
+      const admin = `alice${width}`;
+      const member = `bob${width}`;
+      const org = `acme${width}`;
+      const { password: adminPassword } = await hub.createUser(admin);
+      const { password: memberPassword } = await hub.createUser(member);
+      const token = await hub.createToken(admin);
+      const problems: string[] = [];
+
+      // The admin creates the organization from the form; it opens.
+      const { context, page } = await watched(width, problems);
+      await page.goto(`${hub.url}/organizations/new`);
+      await signIn(page, admin, adminPassword);
+      await page.getByRole("heading", { name: "Create an organization" }).waitFor();
+      await page.getByLabel(/^Name/).fill(org);
+      await page.getByLabel(/^Full name/).fill(`Acme ${width}`);
+      await shot(page, "org-new");
+      await page.getByRole("button", { name: "Create organization" }).click();
+      await page.getByRole("heading", { name: `Acme ${width}` }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/${org}`);
+
+      // From its page to its settings, where the member is added with a role.
+      await page.getByRole("link", { name: "Organization settings" }).click();
+      await page.getByRole("heading", { name: "Members", exact: true }).waitFor();
+      await page.getByLabel("Username").fill(member);
+      await page.getByLabel("Role", { exact: true }).selectOption("write");
+      await page.getByRole("button", { name: "Add member" }).click();
+      await page.getByRole("status").getByText(`Added ${member} as write.`).waitFor();
+      await page.getByRole("button", { name: `Remove ${member}` }).waitFor();
+      const members = await readJson<OrgMember[]>(
+        await hub.request(`/api/organizations/${org}/members`, { token }),
+      );
+      expect(members).toContainEqual(expect.objectContaining({ user: member, role: "write" }));
+      await shot(page, "org-settings-members");
+
+      // A refusal is shown with the API's message.
+      await page.getByLabel("Username").fill("nobody-here");
+      await page.getByRole("button", { name: "Add member" }).click();
+      await page.getByRole("alert").getByText('No user is called "nobody-here".').waitFor();
+
+      // The other settings pages render for the admin.
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { name: "Add a webhook" }).waitFor();
+      await shot(page, "org-settings-webhooks");
+      await page.getByRole("link", { name: "Inference" }).click();
+      await page.getByRole("heading", { name: "Preferences" }).waitFor();
+      await shot(page, "org-settings-inference");
+      await page.getByRole("link", { name: "Single sign-on" }).click();
+      await page.getByRole("heading", { name: "Provider" }).waitFor();
+      await shot(page, "org-settings-sso");
+      await context.close();
+
+      // The member finds the organization on their own page, and its members with it.
+      const visit = await watched(width, problems);
+      await visit.page.goto(`${hub.url}/login?next=${encodeURIComponent(`/${member}`)}`);
+      await signIn(visit.page, member, memberPassword);
+      await visit.page.getByRole("heading", { name: "Organizations" }).waitFor();
+      await visit.page.getByRole("link", { name: `Acme ${width}` }).click();
+      await visit.page.getByRole("heading", { name: "Members" }).waitFor();
+      await visit.page.getByRole("link", { name: admin }).waitFor();
+      expect(await visit.page.getByRole("link", { name: "Organization settings" }).count()).toBe(0);
+      await shot(visit.page, "org-page");
+      await visit.context.close();
+
+      expect(problems).toEqual([]);
+    },
+  );
+});
