@@ -139,7 +139,9 @@ describe("the playground in a browser", () => {
       await shot(page, "playground");
 
       // In memory only: neither storage nor cookies hold the credential.
-      const stored = await page.evaluate(() => JSON.stringify([{ ...localStorage }, { ...sessionStorage }]));
+      const stored = await page.evaluate<string>(
+        "JSON.stringify([{ ...localStorage }, { ...sessionStorage }])",
+      );
       expect(stored).not.toContain(token);
       expect(JSON.stringify(await context.cookies())).not.toContain(token);
 

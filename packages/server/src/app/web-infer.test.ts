@@ -91,7 +91,8 @@ describe("the inference pages", () => {
 
   it("lists the providers with prices and live status, and samples that name the Router but no token", async () => {
     const router = `${hub.config.routerPublicUrl}/v1`;
-    for (const headers of [{}, { cookie: cookies }]) {
+    const viewers: Record<string, string>[] = [{}, { cookie: cookies }];
+    for (const headers of viewers) {
       const body = await text("/acme/chat-1/inference", headers);
       expect(body).toMatch(/<th scope="row" class="mono[^"]*">alpha<\/th>/);
       expect(body).toMatch(/<th scope="row" class="mono[^"]*">beta<\/th>/);
