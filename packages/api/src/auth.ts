@@ -39,3 +39,19 @@ export const Health = Type.Object(
   { title: "Health" },
 );
 export type Health = Static<typeof Health>;
+
+/**
+ * `POST /api/auth/session-inference-token`: a Router credential for the signed-in browser (the web's
+ * playground). It holds only `inference:run`, lives a few minutes and ends with the session.
+ */
+export const SessionInferenceToken = Type.Object(
+  {
+    token: Type.String({ description: "Send it to the Router as Authorization: Bearer <token>." }),
+    expiresAt: Type.String({
+      format: "date-time",
+      description: "When it stops working: a few minutes from now, or the session's end if sooner.",
+    }),
+  },
+  { title: "SessionInferenceToken" },
+);
+export type SessionInferenceToken = Static<typeof SessionInferenceToken>;

@@ -116,6 +116,8 @@ export interface Config {
   tokenPrefix: string;
   reauthWindowSeconds: number;
   sessionTtlSeconds: number;
+  /** Seconds a browser session's Router credential (the web's playground) lives at most. */
+  sessionInferenceTtlSeconds: number;
   rateLimit: RateLimitConfig;
   /** File downloads (`resolve`, `raw`) count in a bucket of their own, sized for downloading whole repositories. */
   downloadRateLimit: RateLimitConfig;
@@ -301,6 +303,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     tokenPrefix,
     reauthWindowSeconds: integer(env, "HUB_REAUTH_WINDOW", 600, 10, 86_400),
     sessionTtlSeconds: integer(env, "HUB_SESSION_TTL", 14 * 86_400, 60, 365 * 86_400),
+    sessionInferenceTtlSeconds: integer(env, "HUB_SESSION_INFERENCE_TTL", 300, 5, 600),
     rateLimit: {
       limit: integer(env, "HUB_RATE_LIMIT", 1000, 1, 1_000_000_000),
       windowSeconds: integer(env, "HUB_RATE_LIMIT_WINDOW", 300, 1, 86_400),

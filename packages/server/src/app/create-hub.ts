@@ -22,6 +22,7 @@ import { createMfaService } from "../areas/accounts/mfa/mfa.service.js";
 import { createBillingService } from "../areas/accounts/billing/billing.service.js";
 import { createAccountDeletionService } from "../areas/accounts/account-deletion/account-deletion.service.js";
 import { createAuthService } from "../areas/accounts/auth/auth.service.js";
+import { createSessionInferenceService } from "../areas/accounts/auth/session-inference.service.js";
 import { createOrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import { createOpenIdClient } from "../areas/organizations/sso/openid-client.js";
 import { createSsoService } from "../areas/organizations/sso/sso.service.js";
@@ -122,6 +123,11 @@ export async function createHub(
     mfa,
     sessionTtlSeconds: config.sessionTtlSeconds,
     reauthWindowSeconds: config.reauthWindowSeconds,
+  });
+  const sessionInference = createSessionInferenceService({
+    db,
+    clock,
+    ttlSeconds: config.sessionInferenceTtlSeconds,
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
   const identities = createSocialIdentities({ db, clock });
@@ -310,6 +316,7 @@ export async function createHub(
     logger,
     tokens,
     auth,
+    sessionInference,
     mfa,
     device,
     account,

@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { AccountService } from "../areas/accounts/account/account.service.js";
 import { accountRoutes } from "../areas/accounts/account/account.routes.js";
 import { authRoutes } from "../areas/accounts/auth/auth.routes.js";
+import type { SessionInferenceService } from "../areas/accounts/auth/session-inference.service.js";
 import { profileRoutes } from "../areas/accounts/profile/profile.routes.js";
 import type { ProfileService } from "../areas/accounts/profile/profile.service.js";
 import type { SocialIdentities } from "../areas/accounts/profile/social-identities.js";
@@ -105,6 +106,7 @@ export interface AppDeps {
   repoStorage: StorageService;
   repoDuplication: RepoDuplication;
   auth: AuthService;
+  sessionInference: SessionInferenceService;
   mfa: MfaService;
   tokens: TokensService;
   device: DeviceService;
@@ -285,6 +287,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     authRoutes({
       auth: deps.auth,
+      sessionInference: deps.sessionInference,
       csrf: createCsrf(deps.serverKey),
       secureCookies,
       sessionTtlSeconds: config.sessionTtlSeconds,
@@ -337,6 +340,12 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(smartHttp(deps));
   await app.register(lfs(deps, config.publicUrl));
-  await app.register(await webRoutes({ publicUrl: config.publicUrl, logger: deps.logger }));
+  await app.register(
+    await webRoutes({
+      publicUrl: config.publicUrl,
+      routerPublicUrl: config.routerPublicUrl,
+      logger: deps.logger,
+    }),
+  );
   return app;
 }

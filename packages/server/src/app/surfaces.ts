@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Surface } from "../config.js";
 import { buildGitApp, buildHubApp } from "./hub-app.js";
+import { isSessionInferenceToken } from "../areas/accounts/auth/session-inference.service.js";
 import { createSshServer } from "../git/ssh/ssh-server.js";
 import { createOpenAiCompatibleAdapter } from "../router/providers/openai-compatible.js";
 import { createRouterServer } from "../router/router-server.js";
@@ -33,7 +34,13 @@ export const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Li
     const router = createRouterServer({
       config: deps.config.router,
       logger: deps.logger,
-      tokens: deps.tokens,
+      // Access tokens, and the short-lived credentials browser sessions mint for the playground.
+      tokens: {
+        resolve: (secret) =>
+          isSessionInferenceToken(secret)
+            ? deps.sessionInference.resolve(secret)
+            : deps.tokens.resolve(secret),
+      },
       authorize: deps.authorize,
       inference: deps.inference,
       catalog: deps.catalog,

@@ -78,6 +78,22 @@ function wantsPage(request: FastifyRequest): boolean {
   return /\btext\/html\b/i.test(request.headers.accept ?? "") || request.url.includes("/__data.json");
 }
 
+/**
+ * The page's Content-Security-Policy with the Router's public origin added to `connect-src`, so the
+ * playground can stream from the Router in the browser. SvelteKit's policy is fixed at build time
+ * (svelte.config.js) while the Router's address is the operator's, so it is added here, once per page;
+ * nothing else in the policy changes.
+ */
+export function allowRouterConnections(policy: string, routerOrigin: string): string {
+  const directives = policy.split(";").map((directive) => directive.trim());
+  const index = directives.findIndex((directive) => /^connect-src(\s|$)/.test(directive));
+  if (index < 0) return policy;
+  const sources = directives[index]?.split(/\s+/) ?? [];
+  if (sources.includes(routerOrigin)) return policy;
+  directives[index] = [...sources, routerOrigin].join(" ");
+  return directives.filter((directive) => directive !== "").join("; ");
+}
+
 /** The URL paths of pages, in the Hugging Face Hub's shapes; API and git routes keep precedence over them. */
 const PAGE_PATHS = [
   "/",
@@ -108,9 +124,12 @@ const PAGE_PATHS = [
  */
 export async function webRoutes({
   publicUrl,
+  routerPublicUrl,
   logger,
 }: {
   publicUrl: string;
+  /** The Router's public URL, whose origin the pages may connect to (the playground streams from it). */
+  routerPublicUrl: string;
   logger: FastifyBaseLogger;
 }): Promise<(app: FastifyInstance) => Promise<void>> {
   const dir = webBuildDir();
@@ -128,6 +147,7 @@ export async function webRoutes({
   await server.init({ env: {} });
   const files = staticFiles(path.join(dir, "client"));
   const origin = new URL(publicUrl).origin;
+  const routerOrigin = new URL(routerPublicUrl).origin;
 
   return async (app) => {
     app.addContentTypeParser(
@@ -179,7 +199,9 @@ export async function webRoutes({
       );
       reply.status(response.status);
       response.headers.forEach((value, name) => {
-        if (name !== "set-cookie") reply.header(name, value);
+        if (name === "content-security-policy")
+          reply.header(name, allowRouterConnections(value, routerOrigin));
+        else if (name !== "set-cookie") reply.header(name, value);
       });
       const cookies = response.headers.getSetCookie();
       if (cookies.length > 0) reply.header("set-cookie", cookies);

@@ -15,8 +15,9 @@ export function orgRoleOf(value: string | null | undefined): OrgRole | null {
 /**
  * What a caller wants to do. The spec's scopes name the scoped actions; the
  * account actions cover the caller's own identity, token management,
- * approving a device sign-in (RFC 8628), renaming or deleting the account and
- * managing its two-factor authentication; `settings:*` an owner's settings (the
+ * approving a device sign-in (RFC 8628), minting a browser session's short-lived
+ * Router credential, renaming or deleting the account and managing its
+ * two-factor authentication; `settings:*` an owner's settings (the
  * caller's own, or an organization's); `paper:edit` a paper record's
  * metadata; `repo:download` reading a repository's files (what gating guards,
  * beyond `repo:read`'s metadata) and `repo:request-access` asking for that.
@@ -26,6 +27,7 @@ export type Action =
   | "account:manage-tokens"
   | "account:revoke-token"
   | "account:approve-device"
+  | "account:mint-session-inference-token"
   | "account:change-username"
   | "account:manage-mfa"
   | "account:delete"
@@ -427,6 +429,19 @@ function decideByRole(input: DecisionInput): Decision {
       return accountMay(input, principal)
         ? allow
         : deny(forbidden("forbidden", "You may only approve sign-ins to your own account."));
+    case "account:mint-session-inference-token":
+      // The credential stands in for the browser session and ends with it: a token has no session to end with.
+      if (credential.type !== "session") {
+        return deny(
+          forbidden(
+            "session_required",
+            "Only a browser session signed in to the hub can get a playground credential; call the Router with your access token instead.",
+          ),
+        );
+      }
+      return accountMay(input, principal)
+        ? allow
+        : deny(forbidden("forbidden", "You may only get a credential for your own account."));
   }
 
   if (action === "settings:read" || action === "settings:write") {

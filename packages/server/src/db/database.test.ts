@@ -64,6 +64,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0021-deleted-handle-reservations",
         "0022-follows-and-space-sdk",
         "0023-change-notes",
+        "0024-session-inference-tokens",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -74,6 +75,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "repositories",
           "access_tokens",
           "sessions",
+          "session_inference_tokens",
           "user_profiles",
           "handle_reservations",
           "social_identities",

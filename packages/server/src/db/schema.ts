@@ -323,6 +323,15 @@ export interface SessionRow {
   reauthenticated_at: string | null;
 }
 
+/** A Router credential minted by a browser session: `inference:run` only, for a few minutes, gone with its session. */
+export interface SessionInferenceTokenRow {
+  id: string;
+  session_id: string;
+  secret_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
 /** A device sign-in (RFC 8628): `pending`, then `approved` or `denied`; `consumed` once its token is issued. */
 export interface DeviceCodeRow {
   id: string;
@@ -484,6 +493,7 @@ export interface Database {
   gpg_key_ids: GpgKeyIdRow;
   access_tokens: AccessTokenRow;
   sessions: SessionRow;
+  session_inference_tokens: SessionInferenceTokenRow;
   device_codes: DeviceCodeRow;
   inference_owners: InferenceOwnerRow;
   inference_provider_keys: InferenceProviderKeyRow;

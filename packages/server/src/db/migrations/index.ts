@@ -22,6 +22,7 @@ import { papers } from "./0020-papers.js";
 import { deletedHandleReservations } from "./0021-deleted-handle-reservations.js";
 import { followsAndSpaceSdk } from "./0022-follows-and-space-sdk.js";
 import { changeNotes } from "./0023-change-notes.js";
+import { sessionInferenceTokens } from "./0024-session-inference-tokens.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "0021-deleted-handle-reservations": deletedHandleReservations,
   "0022-follows-and-space-sdk": followsAndSpaceSdk,
   "0023-change-notes": changeNotes,
+  "0024-session-inference-tokens": sessionInferenceTokens,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

@@ -1,9 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { LoginRequest, LoginResponse, ReauthenticateRequest, ReauthenticateResponse } from "@hub/api";
+import {
+  LoginRequest,
+  LoginResponse,
+  ReauthenticateRequest,
+  ReauthenticateResponse,
+  SessionInferenceToken,
+} from "@hub/api";
 import { SESSION_COOKIE } from "../../../auth/authenticate.js";
 import { csrfCookie, type Csrf } from "../../../auth/csrf.js";
 import { principalOf } from "../../../http/access.js";
 import type { AuthService } from "./auth.service.js";
+import type { SessionInferenceService } from "./session-inference.service.js";
 
 /** The Set-Cookie value of a browser session; the device sign-in page sets the same one. */
 export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
@@ -35,14 +42,19 @@ export function clearedSessionCookies(secure: boolean): string[] {
   return [sessionCookie("", 0, secure), csrfCookie("", 0, secure)];
 }
 
-/** Password sign-in for the web, sign-out, and reauthentication of any credential. */
+/**
+ * Password sign-in for the web, sign-out, reauthentication of any credential, and the browser
+ * session's short-lived Router credential.
+ */
 export function authRoutes({
   auth,
+  sessionInference,
   csrf,
   secureCookies,
   sessionTtlSeconds,
 }: {
   auth: AuthService;
+  sessionInference: SessionInferenceService;
   csrf: Csrf;
   secureCookies: boolean;
   sessionTtlSeconds: number;
@@ -83,6 +95,24 @@ export function authRoutes({
       async (request, reply) => {
         await auth.logout(principalOf(request));
         return reply.header("set-cookie", clearedSessionCookies(secureCookies)).status(204).send();
+      },
+    );
+
+    app.post(
+      "/api/auth/session-inference-token",
+      {
+        schema: {
+          operationId: "auth_session_inference_token",
+          tags: ["Account"],
+          summary:
+            "For a signed-in browser only: a Router credential holding only `inference:run` that lives a few minutes and ends with the session (the web's playground). Tokens call the Router themselves.",
+          response: { 200: SessionInferenceToken },
+        },
+        config: { access: { action: "account:mint-session-inference-token" } },
+      },
+      async (request, reply) => {
+        reply.header("cache-control", "no-store");
+        return sessionInference.mint(principalOf(request));
       },
     );
 

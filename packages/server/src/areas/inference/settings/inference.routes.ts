@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   ApiErrorRef,
+  CatalogModel,
   CatalogModelList,
   InferenceOverview,
   InferencePreferences,
@@ -20,6 +21,7 @@ import type { InferenceService } from "./inference.service.js";
 
 const tags = ["Inference Providers"];
 const ProviderParams = Type.Object({ provider: Type.String() });
+const ModelParams = Type.Object({ owner: Type.String(), model: Type.String() });
 const NoContent = { type: "null", description: "Done." } as const;
 
 /**
@@ -48,6 +50,29 @@ export function inferenceRoutes(deps: {
         config: { access: "optional" },
       },
       async () => listCatalog(catalog, stats, deps.startedAt),
+    );
+
+    app.get(
+      "/api/inference/models/:owner/:model",
+      {
+        schema: {
+          operationId: "inference_model_get",
+          tags,
+          summary:
+            "One model the Router serves, with each provider's price, status and measured speed; 404 when no provider serves it.",
+          params: ModelParams,
+          response: { 200: CatalogModel, 404: ApiErrorRef },
+        },
+        config: { access: "optional" },
+      },
+      async (request) => {
+        const id = `${request.params.owner}/${request.params.model}`;
+        const model = listCatalog(catalog, stats, deps.startedAt).data.find((entry) => entry.id === id);
+        if (!model) {
+          throw notFound(`The Router serves no model ${id}; list them at GET /api/inference/models.`);
+        }
+        return model;
+      },
     );
 
     app.get(

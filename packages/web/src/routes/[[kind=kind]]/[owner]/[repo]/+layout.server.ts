@@ -3,6 +3,7 @@ import { redirect } from "@sveltejs/kit";
 import { ApiFailure, asPageError, call, load as apiLoad } from "$lib/server/api";
 import { writeAccess } from "$lib/server/write";
 import { addressOf } from "$lib/server/repo";
+import { servedModel } from "$lib/server/inference";
 import type { LayoutServerLoad } from "./$types";
 
 interface Refs {
@@ -36,7 +37,7 @@ const FIELDS_QUERY = FIELDS.map((field) => `expand[]=${field}`).join("&");
 
 export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => {
   const address = addressOf(params);
-  const [{ data: repo }, { data: refs }, { data: hub }, write] = await Promise.all([
+  const [{ data: repo }, { data: refs }, { data: hub }, write, inference] = await Promise.all([
     call<Pick<RepoInfo, "_id" | "id" | (typeof FIELDS)[number]>>(
       fetch,
       `${address.api}?${FIELDS_QUERY}`,
@@ -44,6 +45,7 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => 
     apiLoad<Refs>(fetch, `${address.api}/refs`),
     apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
     writeAccess(fetch, address, locals.viewer !== null),
+    address.kind === "model" ? servedModel(fetch, address.id) : Promise.resolve(null),
   ]);
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
@@ -56,5 +58,7 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => 
     branches: refs.branches.map((branch) => branch.name),
     tags: refs.tags.map((tag) => tag.name),
     write,
+    /** The Router's entry for this model when it serves it: the Inference tab shows then. */
+    inference,
   };
 };
