@@ -1,6 +1,7 @@
 import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { HubError } from "../errors.js";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** What the hub needs of SvelteKit's built server (`@sveltejs/kit`'s `Server`). */
@@ -29,6 +30,9 @@ const TYPES: Record<string, string> = {
   ".woff2": "font/woff2",
   ".txt": "text/plain; charset=utf-8",
 };
+
+/** The longest path segment the API's routes take (Fastify's `maxParamLength`). */
+const MAX_API_SEGMENT = 100;
 
 /** Form posts to pages are small; uploads go to the API. */
 const FORM_BODY_LIMIT = 1024 * 1024;
@@ -183,7 +187,20 @@ export async function webRoutes({
     }
 
     async function page(request: FastifyRequest, reply: FastifyReply) {
-      if (request.url.startsWith("/api/") || !wantsPage(request)) return reply.callNotFound();
+      if (request.url.startsWith("/api/")) {
+        // The API's own routes refuse an over-long name as 414 before matching; a path that reached the
+        // pages' catch-all instead answers the same, then the API's JSON 404.
+        const path = request.url.split("?")[0] ?? "";
+        if (path.split("/").some((segment) => segment.length > MAX_API_SEGMENT)) {
+          throw new HubError(
+            414,
+            "uri_too_long",
+            "A segment of the URL path is longer than the hub accepts; check the names in the URL.",
+          );
+        }
+        return reply.callNotFound();
+      }
+      if (!wantsPage(request)) return reply.callNotFound();
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (value === undefined) continue;
