@@ -288,6 +288,8 @@ describe("the web site's accessibility (axe-core)", () => {
         if (minor.length > 0) console.log(`${colorScheme} ${width}px, minor findings:`, minor);
         expect(findings.filter((finding) => BLOCKING.has(finding.impact))).toEqual([]);
       },
+      // Some forty pages, each loaded and audited: about 40 s alone, longer beside other browser tests.
+      180_000,
     );
   }
 });

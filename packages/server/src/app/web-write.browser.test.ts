@@ -80,7 +80,7 @@ describe("writing from the browser", () => {
         .getByRole("navigation", { name: "Repository" })
         .getByRole("link", { name: "Model card" })
         .click();
-      await page.getByRole("heading", { name: "Journey" }).waitFor();
+      await page.getByRole("heading", { name: "Journey", exact: true }).waitFor();
       await page.getByText("Edited in the browser.").waitFor();
       await shot(page, "card");
       await page
