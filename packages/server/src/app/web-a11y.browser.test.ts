@@ -5,10 +5,10 @@ import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import { commitFiles, WIDTHS } from "../test-support/web.js";
 
 /** axe-core's browser bundle, evaluated in each page (see `audit`). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const WIDTHS = [375, 1440] as const;
 const SCHEMES = ["light", "dark"] as const;
 /** The impacts that fail the test; "minor" and "moderate" findings are printed only. */
 const BLOCKING = new Set(["serious", "critical"]);
@@ -85,23 +85,8 @@ describe("the web site's accessibility (axe-core)", () => {
     expect(response.status, `${pathname}: ${await response.clone().text()}`).toBeLessThan(300);
     return response;
   };
-  const commit = async (repo: string, files: Record<string, Buffer | string>) => {
-    const response = await hub.request(`/api/models/${repo}/commit/main`, {
-      method: "POST",
-      token,
-      headers: { "content-type": "application/x-ndjson" },
-      body: [
-        { key: "header", value: { summary: "Add the card, a chart and the code" } },
-        ...Object.entries(files).map(([file, content]) => ({
-          key: "file",
-          value: { path: file, content: Buffer.from(content).toString("base64"), encoding: "base64" },
-        })),
-      ]
-        .map((line) => JSON.stringify(line))
-        .join("\n"),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-  };
+  const commit = (repo: string, files: Record<string, Buffer | string>) =>
+    commitFiles(hub, token, repo, files, { summary: "Add the card, a chart and the code" });
 
   beforeAll(async () => {
     hub = await startHub();
@@ -158,6 +143,11 @@ describe("the web site's accessibility (axe-core)", () => {
       "/new",
       "/alice",
       "/acme",
+      "/organizations/new",
+      "/organizations/acme/settings/members",
+      "/organizations/acme/settings/webhooks",
+      "/organizations/acme/settings/inference",
+      "/organizations/acme/settings/sso",
       "/settings/profile",
       "/settings/account",
       "/settings/tokens",
@@ -298,6 +288,8 @@ describe("the web site's accessibility (axe-core)", () => {
         if (minor.length > 0) console.log(`${colorScheme} ${width}px, minor findings:`, minor);
         expect(findings.filter((finding) => BLOCKING.has(finding.impact))).toEqual([]);
       },
+      // Some forty pages, each loaded and audited: about 40 s alone, longer beside other browser tests.
+      180_000,
     );
   }
 });

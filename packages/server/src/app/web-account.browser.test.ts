@@ -2,39 +2,23 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { crc32, deflateSync } from "node:zlib";
 import type { AccountKey, Me, MfaStatus } from "@hub/api";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base32Decode, hotp, totpStep } from "../auth/totp.js";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
-
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
+import {
+  onePixelPng,
+  screenshot,
+  SCREENSHOTS,
+  signInOnPage,
+  totpNow,
+  watchedPage,
+  WIDTHS,
+} from "../test-support/web.js";
 
 /** A real PNG image of one blue pixel. */
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.from([0, 20, 60, 200]))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
+const png = () => onePixelPng([20, 60, 200]);
 
 /**
  * The account settings walked in Chromium against a real hubd, at phone and desktop widths: adding an SSH
@@ -46,13 +30,6 @@ describe("account settings in a browser", () => {
   let hub: TestHub;
   let browser: Browser;
   let work: string;
-
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -76,27 +53,10 @@ describe("account settings in a browser", () => {
       execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `${name}@laptop`, "-f", keyFile]);
       const publicKey = readFileSync(`${keyFile}.pub`, "utf8").trim();
 
-      const context = await browser.newContext({ viewport: { width, height: 900 } });
-      const problems: string[] = [];
-      const origin = new URL(hub.url).origin;
-      context.on("request", (request) => {
-        const url = new URL(request.url());
-        if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-      });
-      const page = await context.newPage();
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+      const { context, page, problems } = await watchedPage(browser, hub, width);
 
       await page.goto(`${hub.url}/settings/keys`);
-      await page.getByLabel("User name or email").fill(name);
-      await page.getByLabel("Password").fill(password);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await signInOnPage(page, name, password);
       await page.getByRole("heading", { name: "SSH and GPG keys" }).waitFor();
 
       // Add an SSH key.
@@ -110,7 +70,7 @@ describe("account settings in a browser", () => {
         .getByRole("listitem")
         .getByText(key?.fingerprint ?? "missing", { exact: true })
         .waitFor();
-      await shot(page, "settings-keys");
+      await screenshot(page, "settings-keys");
 
       // Two-factor: the QR code of the otpauth URI, the secret, a code, the recovery codes.
       await page.getByRole("link", { name: "Two-factor authentication" }).click();
@@ -126,8 +86,8 @@ describe("account settings in a browser", () => {
       const secret = (await page.getByTestId("totp-secret").textContent()) ?? "";
       expect(secret).toMatch(/^[A-Z2-7]{32}$/);
       hub.secrets.add(secret);
-      await shot(page, "settings-two-factor-qr");
-      await page.getByLabel("Code from the app").fill(hotp(base32Decode(secret), totpStep(Date.now())));
+      await screenshot(page, "settings-two-factor-qr");
+      await page.getByLabel("Code from the app").fill(totpNow(secret));
       await page.getByRole("button", { name: "Turn on" }).click();
       const codes = page.getByTestId("recovery-codes").getByRole("listitem");
       await page.getByRole("heading", { name: "Two-factor authentication is on" }).waitFor();
@@ -135,7 +95,7 @@ describe("account settings in a browser", () => {
       for (const code of await codes.allTextContents()) hub.secrets.add(code);
       await page.getByRole("button", { name: "Copy the recovery codes" }).waitFor();
       expect((await readJson<MfaStatus>(await hub.request("/api/me/mfa", { token }))).enabled).toBe(true);
-      await shot(page, "settings-two-factor-codes");
+      await screenshot(page, "settings-two-factor-codes");
 
       // The avatar goes straight to the API from the page, with the request-forgery token.
       await page.getByRole("link", { name: "Profile" }).click();
@@ -145,12 +105,12 @@ describe("account settings in a browser", () => {
       const me = await readJson<Me>(await hub.request("/api/me", { token }));
       expect(me.profile.avatarUrl).toMatch(/\?v=/);
       await page.locator(`img[src="${me.profile.avatarUrl}"]`).first().waitFor();
-      await shot(page, "settings-profile");
+      await screenshot(page, "settings-profile");
 
       // Deleting the account signs the browser out and sends it home.
       await page.getByRole("link", { name: "Account", exact: true }).click();
       await page.getByRole("heading", { name: "Delete your account" }).waitFor();
-      await shot(page, "settings-account");
+      await screenshot(page, "settings-account");
       await page.getByLabel(/to confirm/).fill(name);
       await page.getByRole("button", { name: "Delete my account" }).click();
       await page.waitForURL(`${hub.url}/`);

@@ -2,34 +2,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { crc32, deflateSync } from "node:zlib";
 import type { AccountKey, ApiError, Me, MfaStatus } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, hotp, totpStep } from "../auth/totp.js";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { onePixelPng, postForm, readPage } from "../test-support/web.js";
 
 /** A real PNG image of one red pixel. */
-function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.from([0, 200, 10, 10]))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
+const png = () => onePixelPng([200, 10, 10]);
 
 /** Text as Svelte writes it into an element. */
 const escaped = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
@@ -39,23 +20,10 @@ describe("the account settings pages", () => {
   let hub: InProcessHub;
   let work: string;
   const cookies = new Map<string, string>();
-  const html = { accept: "text/html" };
-  const origin = () => new URL(hub.url).origin;
 
-  const page = (user: string, pathname: string) =>
-    hub.request(pathname, { headers: { ...html, cookie: cookies.get(user) ?? "" } });
+  const page = (user: string, pathname: string) => readPage(hub, pathname, { cookie: cookies.get(user) });
   const action = (user: string, pathname: string, body: URLSearchParams | FormData) =>
-    hub.request(pathname, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin: origin(),
-        cookie: cookies.get(user) ?? "",
-        ...(body instanceof URLSearchParams ? { "content-type": "application/x-www-form-urlencoded" } : {}),
-      },
-      body,
-    });
+    postForm(hub, pathname, body, { cookie: cookies.get(user) });
   const api = <T>(user: string, pathname: string) =>
     hub.request(pathname, { headers: { cookie: cookies.get(user) ?? "" } }).then((r) => readJson<T>(r));
   const sshPublicKey = (name: string) => {
@@ -79,7 +47,7 @@ describe("the account settings pages", () => {
 
   it("sends a visitor who is not signed in to the sign-in page", async () => {
     for (const name of ["profile", "keys", "two-factor", "account"]) {
-      const response = await hub.request(`/settings/${name}`, { headers: html, redirect: "manual" });
+      const response = await readPage(hub, `/settings/${name}`, { redirect: "manual" });
       expect(response.status).toBe(303);
       expect(response.headers.get("location")).toBe(`/login?next=%2Fsettings%2F${name}`);
     }
@@ -106,7 +74,7 @@ describe("the account settings pages", () => {
       location: "Oxford",
       social: { github: "alice", bluesky: "alice.bsky.social", twitter: "" },
     });
-    const profile = await (await hub.request("/alice", { headers: html })).text();
+    const profile = await (await readPage(hub, "/alice")).text();
     expect(profile).toContain("Alice Liddell");
     expect(profile).toContain("Models of looking glasses.");
     expect(profile).toContain("Oxford");
@@ -342,20 +310,9 @@ describe("the account settings pages after the reauthentication window", () => {
   let hub: InProcessHub;
   let cookie: string;
   let password: string;
-  const html = { accept: "text/html" };
 
   const action = (pathname: string, fields: Record<string, string> = {}) =>
-    hub.request(pathname, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin: new URL(hub.url).origin,
-        cookie,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams(fields).toString(),
-    });
+    postForm(hub, pathname, fields, { cookie });
 
   beforeAll(
     async () => {

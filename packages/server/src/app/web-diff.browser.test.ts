@@ -1,16 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TreeEntry } from "@hub/api";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import { screenshot, SCREENSHOTS, watchedContext, WIDTHS } from "../test-support/web.js";
 
-/** Screenshots for people to look at (not compared); git ignores the folder. */
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
 const MB = 1000 * 1000;
 
 /**
@@ -27,32 +23,7 @@ describe("uploading and reading a commit in a browser", () => {
   /** The LFS object the previous run uploaded. */
   let previousOid: string | null = null;
 
-  async function watchedContext(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const origin = new URL(hub.url).origin;
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-    });
-    context.on("page", (page) => {
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    });
-    return { context, problems };
-  }
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
+  const watched = (width: number) => watchedContext(browser, hub, width);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -75,7 +46,7 @@ describe("uploading and reading a commit in a browser", () => {
   it.each(WIDTHS)(
     "signs in, uploads a README and a 20 MB LFS file with a progress bar, and reads the commit at %i pixels",
     async (width) => {
-      const { context, problems } = await watchedContext(width);
+      const { context, problems } = await watched(width);
       const page = await context.newPage();
       await page.goto(`${hub.url}/login`);
       await page.getByLabel("User name or email").fill("alice");
@@ -107,7 +78,7 @@ describe("uploading and reading a commit in a browser", () => {
       await picked.getByText("README.md").waitFor();
       await picked.getByText("weights.bin").waitFor();
       await page.getByLabel("Commit message").fill(`Upload from the browser at ${width}`);
-      await shot(page, "upload");
+      await screenshot(page, "upload");
 
       // Every value the progress bar takes, seen as the page sets it.
       await page.evaluate(`(() => {
@@ -158,7 +129,7 @@ describe("uploading and reading a commit in a browser", () => {
           : `LFS file changed: ${side(previousOid)} → ${side(oid)}`,
       );
       previousOid = oid;
-      await shot(page, "commit");
+      await screenshot(page, "commit");
 
       // What the browser sent is what the hub keeps: the large file through LFS, the README in git.
       const info = await hub.request("/api/models/alice/uploads/paths-info/main", {

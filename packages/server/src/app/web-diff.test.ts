@@ -3,6 +3,7 @@ import { uploadFiles } from "@huggingface/hub";
 import type { CommitResponse } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson, startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { commitFiles, pageText, readPage } from "../test-support/web.js";
 
 /**
  * The commit page (its message, signature state, parent and diff) and the upload page, rendered on the
@@ -14,17 +15,13 @@ describe("the commit and upload pages, rendered on the server", () => {
   let aliceCookie: string;
   let bobCookie: string;
   const weights = randomBytes(4000);
-  const html = { accept: "text/html,application/xhtml+xml" };
 
-  const page = (path: string, cookie?: string) =>
-    hub.request(path, { headers: { ...html, ...(cookie ? { cookie } : {}) }, redirect: "manual" });
+  const page = (path: string, cookie?: string) => readPage(hub, path, { cookie, redirect: "manual" });
   /** The page's HTML, without the classes Svelte adds to scope its styles. */
-  const text = async (path: string, cookie?: string, status = 200) => {
-    const response = await page(path, cookie);
-    const body = await response.text();
-    expect(response.status, `${path}: ${body.slice(0, 300)}`).toBe(status);
-    return body.replace(/ class="svelte-[a-z0-9]+"/g, "").replace(/ svelte-[a-z0-9]+(?=[ "])/g, "");
-  };
+  const text = async (path: string, cookie?: string, status = 200) =>
+    (await pageText(hub, path, { cookie, status, redirect: "manual" }))
+      .replace(/ class="svelte-[a-z0-9]+"/g, "")
+      .replace(/ svelte-[a-z0-9]+(?=[ "])/g, "");
   /** The page's text with tags and Svelte's comments dropped and entities for quotes read. */
   const visible = (body: string) =>
     body
@@ -42,21 +39,11 @@ describe("the commit and upload pages, rendered on the server", () => {
     files: Record<string, string>,
     deleted: string[] = [],
   ) => {
-    const lines = [
-      { key: "header", value: { summary, description: "Why: to test the page." } },
-      ...Object.entries(files).map(([path, content]) => ({
-        key: "file",
-        value: { path, content: Buffer.from(content).toString("base64"), encoding: "base64" },
-      })),
-      ...deleted.map((path) => ({ key: "deletedFile", value: { path } })),
-    ];
-    const response = await hub.request(`/api/models/${repo}/commit/main`, {
-      method: "POST",
-      token: alice,
-      headers: { "content-type": "application/x-ndjson" },
-      body: lines.map((line) => JSON.stringify(line)).join("\n"),
+    const response = await commitFiles(hub, alice, repo, files, {
+      summary,
+      description: "Why: to test the page.",
+      deleted,
     });
-    expect(response.status, await response.clone().text()).toBe(200);
     return (await readJson<CommitResponse>(response)).commitOid;
   };
 

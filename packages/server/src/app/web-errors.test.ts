@@ -3,8 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
-
-const html = { accept: "text/html" };
+import { HTML, postForm, readPage } from "../test-support/web.js";
 
 /** A response is one of the site's pages (its layout, its error section), never the API's JSON. */
 async function expectErrorPage(response: Response, status: number, heading: RegExp): Promise<string> {
@@ -53,7 +52,7 @@ describe("the web site's error pages", () => {
 
     for (const page of ["/alice/broken/tree/main", "/alice/broken/commits/main"]) {
       const body = await expectErrorPage(
-        await hub.request(page, { headers: { ...html, cookie: cookies } }),
+        await readPage(hub, page, { cookie: cookies }),
         500,
         /<h1>Something went wrong<\/h1>/,
       );
@@ -63,7 +62,7 @@ describe("the web site's error pages", () => {
 
   it("answers a 401 on a repository's settings page with a page asking to sign in", async () => {
     const body = await expectErrorPage(
-      await hub.request("/alice/fine/settings", { headers: html }),
+      await readPage(hub, "/alice/fine/settings"),
       401,
       /<h2>Sign in to change this repository<\/h2>/,
     );
@@ -75,23 +74,10 @@ describe("the web site's error pages", () => {
     const session = await hub.signIn("carol", password);
     const ended = await hub.request("/api/auth/logout", { method: "POST", headers: { cookie: session } });
     expect(ended.status).toBeLessThan(300);
-    const page = await hub.request("/settings/tokens", {
-      headers: { ...html, cookie: session },
-      redirect: "manual",
-    });
+    const page = await readPage(hub, "/settings/tokens", { cookie: session, redirect: "manual" });
     expect(page.status).toBe(303);
     expect(page.headers.get("location")).toBe("/login?next=%2Fsettings%2Ftokens");
-    const form = await hub.request("/settings/profile?/save", {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        cookie: session,
-        origin: new URL(hub.url).origin,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: "fullname=Carol",
-    });
+    const form = await postForm(hub, "/settings/profile?/save", { fullname: "Carol" }, { cookie: session });
     expect(form.status).toBe(303);
     expect(form.headers.get("location")).toBe("/login?next=%2Fsettings%2Fprofile");
   });
@@ -113,7 +99,7 @@ describe("the web site's error page for a rate-limited viewer", () => {
   /** Loads a page until the hub stops answering 200, and returns that answer. */
   async function untilLimited(page: string, headers: Record<string, string>): Promise<Response> {
     for (let i = 0; i < LIMIT * 3; i++) {
-      const response = await hub.request(page, { headers: { ...html, ...headers }, redirect: "manual" });
+      const response = await hub.request(page, { headers: { ...HTML, ...headers }, redirect: "manual" });
       if (response.status !== 200) return response;
       await response.text();
     }

@@ -1,17 +1,18 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { WebhookList } from "@hub/api";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import {
+  commitFiles,
+  screenshotAtWidths,
+  SCREENSHOTS,
+  signInOnPage,
+  watchedPage,
+} from "../test-support/web.js";
 import { WebhookReceiver } from "../test-support/webhook-receiver.js";
-
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
-const ndjson = (...lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join("\n");
 
 /**
  * Webhooks and inference settings in Chromium against a real hubd: a webhook made in the page against a
@@ -25,16 +26,6 @@ describe("webhooks and inference settings in a browser", () => {
   let browser: Browser;
   let password: string;
   let token: string;
-
-  /** A full-page screenshot at each width, back at the first one after. */
-  async function shots(page: Page, name: string) {
-    const before = page.viewportSize() ?? { width: 1440, height: 900 };
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize(before);
-  }
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -71,27 +62,10 @@ describe("webhooks and inference settings in a browser", () => {
   });
 
   it("creates a webhook, sees its delivery after a commit, redelivers it, and charts inference usage", async () => {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const problems: string[] = [];
-    const origin = new URL(hub.url).origin;
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-    });
-    const page = await context.newPage();
-    page.on("dialog", (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console: ${message.text()}`);
-    });
-    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+    const { context, page, problems } = await watchedPage(browser, hub, 1440);
 
     await page.goto(`${hub.url}/settings/webhooks`);
-    await page.getByLabel("User name or email").fill("alice");
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await signInOnPage(page, "alice", password);
     await page.getByRole("heading", { name: "Webhooks", exact: true }).waitFor();
 
     // A webhook on the receiver, its secret shown this once.
@@ -105,25 +79,16 @@ describe("webhooks and inference settings in a browser", () => {
     receiver.verifyWith(secret);
     const [hook] = (await readJson<WebhookList>(await hub.request("/api/me/webhooks", { token }))).webhooks;
     expect(hook).toMatchObject({ url: receiver.url, domains: ["repo"], description: "journey" });
-    await shots(page, "settings-webhooks");
+    await screenshotAtWidths(page, "settings-webhooks");
 
     // A commit is delivered; the webhook's page shows the receipt.
-    const committed = await hub.request("/api/models/alice/watched/commit/main", {
-      method: "POST",
+    const committed = await commitFiles(
+      hub,
       token,
-      headers: { "content-type": "application/x-ndjson" },
-      body: ndjson(
-        { key: "header", value: { summary: "card" } },
-        {
-          key: "file",
-          value: {
-            path: "README.md",
-            content: Buffer.from("# watched\n").toString("base64"),
-            encoding: "base64",
-          },
-        },
-      ),
-    });
+      "alice/watched",
+      { "README.md": "# watched\n" },
+      { summary: "card" },
+    );
     expect(committed.status).toBe(200);
     await receiver.waitFor(1);
     expect(receiver.received[0]?.verified).toBe(true);
@@ -137,7 +102,7 @@ describe("webhooks and inference settings in a browser", () => {
     await delivered.first().waitFor();
     expect(await delivered.first().textContent()).toContain("204");
     expect(await page.content()).not.toContain(secret);
-    await shots(page, "settings-webhook-deliveries");
+    await screenshotAtWidths(page, "settings-webhook-deliveries");
 
     // Redelivery: the same delivery arrives again and its receipt says so.
     await page
@@ -175,7 +140,7 @@ describe("webhooks and inference settings in a browser", () => {
     expect(await bar.first().getAttribute("data-day")).toBe(today);
     await page.getByRole("cell", { name: today }).waitFor();
     expect(await page.getByRole("img", { name: /^Requests by day/ }).count()).toBe(1);
-    await shots(page, "settings-inference");
+    await screenshotAtWidths(page, "settings-inference");
 
     await page.getByRole("link", { name: "Spend (USD)" }).click();
     await page.waitForURL(/metric=spend/);
@@ -188,7 +153,7 @@ describe("webhooks and inference settings in a browser", () => {
     ] as const) {
       await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: link }).click();
       await page.getByRole("heading", { name: heading, exact: true, level: 2 }).waitFor();
-      await shots(page, name);
+      await screenshotAtWidths(page, name);
     }
 
     expect(problems).toEqual([]);

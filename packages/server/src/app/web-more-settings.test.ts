@@ -14,9 +14,8 @@ import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
 import { WebhookReceiver } from "../test-support/webhook-receiver.js";
+import { commitFiles, postForm, readPage } from "../test-support/web.js";
 
-const html = { accept: "text/html" };
-const ndjson = (...lines: unknown[]) => lines.map((line) => JSON.stringify(line)).join("\n");
 /** Text as Svelte writes it into an element. */
 const escaped = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
 
@@ -35,27 +34,15 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promi
 
 /** Page requests and form posts with a browser's session cookie, on either kind of test hub. */
 function browserOf(hub: InProcessHub | TestHub, cookies: Map<string, string>) {
-  const origin = () => new URL(hub.url).origin;
   return {
-    page: (user: string, pathname: string) =>
-      hub.request(pathname, { headers: { ...html, cookie: cookies.get(user) ?? "" } }),
+    page: (user: string, pathname: string) => readPage(hub, pathname, { cookie: cookies.get(user) }),
     text: async (user: string, pathname: string) => {
-      const response = await hub.request(pathname, { headers: { ...html, cookie: cookies.get(user) ?? "" } });
+      const response = await readPage(hub, pathname, { cookie: cookies.get(user) });
       expect(response.status, pathname).toBe(200);
       return response.text();
     },
     action: (user: string, pathname: string, fields: [string, string][] | Record<string, string>) =>
-      hub.request(pathname, {
-        method: "POST",
-        redirect: "manual",
-        headers: {
-          ...html,
-          origin: origin(),
-          cookie: cookies.get(user) ?? "",
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        body: new URLSearchParams(fields).toString(),
-      }),
+      postForm(hub, pathname, fields, { cookie: cookies.get(user) }),
     api: async <T>(user: string, pathname: string) => {
       const response = await hub.request(pathname, { headers: { cookie: cookies.get(user) ?? "" } });
       expect(response.status, pathname).toBe(200);
@@ -113,26 +100,14 @@ describe("the more settings pages", () => {
     expect(response.status).toBe(201);
   };
   const commit = async (repoId: string, text: string) => {
-    const response = await hub.request(`/api/models/${repoId}/commit/main`, {
-      method: "POST",
-      token: tokens.get("alice"),
-      headers: { "content-type": "application/x-ndjson" },
-      body: ndjson(
-        { key: "header", value: { summary: "edit the card" } },
-        {
-          key: "file",
-          value: { path: "README.md", content: Buffer.from(text).toString("base64"), encoding: "base64" },
-        },
-      ),
-    });
-    expect(response.status).toBe(200);
+    await commitFiles(hub, tokens.get("alice"), repoId, { "README.md": text }, { summary: "edit the card" });
   };
 
   it("opens the profile at /settings and sends visitors who are not signed in to the sign-in page", async () => {
     const settings = await b().page("alice", "/settings");
     expect(settings.url).toBe(`${hub.url}/settings/profile`);
     for (const name of ["webhooks", "inference", "billing", "gated", "content"]) {
-      const response = await hub.request(`/settings/${name}`, { headers: html, redirect: "manual" });
+      const response = await readPage(hub, `/settings/${name}`, { redirect: "manual" });
       expect(response.status).toBe(303);
       expect(response.headers.get("location")).toBe(`/login?next=%2Fsettings%2F${name}`);
       const page = await b().text("alice", `/settings/${name}`);

@@ -1,14 +1,10 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { OrgMember } from "@hub/api";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
-
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
+import { screenshot, SCREENSHOTS, signInOnPage, watchedPage, WIDTHS } from "../test-support/web.js";
 
 /**
  * The issue's journey "an organization admin adds a member", in Chromium against a real hubd at phone and
@@ -19,41 +15,7 @@ describe("organizations in a browser", () => {
   let hub: TestHub;
   let browser: Browser;
 
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
-
-  /** A browser context whose problems (dialogs, console errors, foreign requests) are collected. */
-  async function watched(
-    width: number,
-    problems: string[],
-  ): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const origin = new URL(hub.url).origin;
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-    });
-    const page = await context.newPage();
-    page.on("dialog", (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console: ${message.text()}`);
-    });
-    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    return { context, page };
-  }
-
-  async function signIn(page: Page, name: string, password: string) {
-    await page.getByLabel("User name or email").fill(name);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  const signIn = signInOnPage;
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -74,16 +36,15 @@ describe("organizations in a browser", () => {
       const { password: adminPassword } = await hub.createUser(admin);
       const { password: memberPassword } = await hub.createUser(member);
       const token = await hub.createToken(admin);
-      const problems: string[] = [];
 
       // The admin creates the organization from the form; it opens.
-      const { context, page } = await watched(width, problems);
+      const { context, page, problems } = await watchedPage(browser, hub, width);
       await page.goto(`${hub.url}/organizations/new`);
       await signIn(page, admin, adminPassword);
       await page.getByRole("heading", { name: "Create an organization" }).waitFor();
       await page.getByLabel(/^Name/).fill(org);
       await page.getByLabel(/^Full name/).fill(`Acme ${width}`);
-      await shot(page, "org-new");
+      await screenshot(page, "org-new");
       await page.getByRole("button", { name: "Create organization" }).click();
       await page.getByRole("heading", { name: `Acme ${width}` }).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/${org}`);
@@ -100,7 +61,7 @@ describe("organizations in a browser", () => {
         await hub.request(`/api/organizations/${org}/members`, { token }),
       );
       expect(members).toContainEqual(expect.objectContaining({ user: member, role: "write" }));
-      await shot(page, "org-settings-members");
+      await screenshot(page, "org-settings-members");
 
       // A refusal is shown with the API's message.
       await page.getByLabel("Username").fill("nobody-here");
@@ -110,17 +71,17 @@ describe("organizations in a browser", () => {
       // The other settings pages render for the admin.
       await page.getByRole("link", { name: "Webhooks" }).click();
       await page.getByRole("heading", { name: "Add a webhook" }).waitFor();
-      await shot(page, "org-settings-webhooks");
+      await screenshot(page, "org-settings-webhooks");
       await page.getByRole("link", { name: "Inference" }).click();
       await page.getByRole("heading", { name: "Preferences" }).waitFor();
-      await shot(page, "org-settings-inference");
+      await screenshot(page, "org-settings-inference");
       await page.getByRole("link", { name: "Single sign-on" }).click();
       await page.getByRole("heading", { name: "Provider" }).waitFor();
-      await shot(page, "org-settings-sso");
+      await screenshot(page, "org-settings-sso");
       await context.close();
 
       // The member finds the organization on their own page, and its members with it.
-      const visit = await watched(width, problems);
+      const visit = await watchedPage(browser, hub, width);
       await visit.page.goto(`${hub.url}/login?next=${encodeURIComponent(`/${member}`)}`);
       await signIn(visit.page, member, memberPassword);
       await visit.page.getByRole("heading", { name: "Organizations" }).waitFor();
@@ -128,10 +89,10 @@ describe("organizations in a browser", () => {
       await visit.page.getByRole("heading", { name: "Members" }).waitFor();
       await visit.page.getByRole("link", { name: admin }).waitFor();
       expect(await visit.page.getByRole("link", { name: "Organization settings" }).count()).toBe(0);
-      await shot(visit.page, "org-page");
+      await screenshot(visit.page, "org-page");
       await visit.context.close();
 
-      expect(problems).toEqual([]);
+      expect([...problems, ...visit.problems]).toEqual([]);
     },
   );
 });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeProvidersFile } from "../test-support/fake-provider.js";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { postForm, readPage } from "../test-support/web.js";
 import { WebhookReceiver } from "../test-support/webhook-receiver.js";
 
 /** Text as Svelte writes it into an element. */
@@ -24,26 +25,11 @@ describe("the organization pages", () => {
   let hub: InProcessHub;
   const receiver = new WebhookReceiver();
   const cookies = new Map<string, string>();
-  const html = { accept: "text/html" };
-  const origin = () => new URL(hub.url).origin;
 
   const page = (user: string | null, pathname: string) =>
-    hub.request(pathname, {
-      redirect: "manual",
-      headers: { ...html, cookie: user ? (cookies.get(user) ?? "") : "" },
-    });
+    readPage(hub, pathname, { cookie: user ? cookies.get(user) : undefined, redirect: "manual" });
   const action = (user: string, pathname: string, fields: [string, string][] = []) =>
-    hub.request(pathname, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin: origin(),
-        cookie: cookies.get(user) ?? "",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams(fields).toString(),
-    });
+    postForm(hub, pathname, fields, { cookie: cookies.get(user) });
   const api = async <T>(user: string, pathname: string) =>
     readJson<T>(await hub.request(pathname, { headers: { cookie: cookies.get(user) ?? "" } }));
   const members = (org: string) => api<OrgMember[]>("alice", `/api/organizations/${org}/members`);

@@ -1,12 +1,10 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { startHub, type TestHub } from "../test-support/hub-process.js";
+import { screenshot, SCREENSHOTS } from "../test-support/web.js";
 
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
 /** The shortest reauthentication window the hub allows, so the test sees the prompt after a short wait. */
 const REAUTH_WINDOW_SECONDS = 10;
 
@@ -15,13 +13,6 @@ describe("access tokens in a browser", () => {
   let hub: TestHub;
   let browser: Browser;
   let password: string;
-
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -53,7 +44,7 @@ describe("access tokens in a browser", () => {
     await page.waitForTimeout((REAUTH_WINDOW_SECONDS + 1) * 1000);
     await page.reload();
     await page.getByRole("heading", { name: "Confirm it is you" }).waitFor();
-    await shot(page, "settings-reauthenticate");
+    await screenshot(page, "settings-reauthenticate");
     await page.getByLabel("Password").fill("not my password");
     await page.getByRole("button", { name: "Confirm" }).click();
     await page.getByRole("alert").waitFor();
@@ -70,7 +61,7 @@ describe("access tokens in a browser", () => {
     hub.secrets.add(secret);
     expect(secret).toMatch(/^hf_\w+$/);
     expect((await hub.request("/api/whoami-v2", { token: secret })).status).toBe(200);
-    await shot(page, "settings-tokens");
+    await screenshot(page, "settings-tokens");
 
     // Shown once: the next visit lists the token without its secret.
     await page.reload();

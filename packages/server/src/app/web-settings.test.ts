@@ -2,26 +2,14 @@ import type { TokenList } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { postForm, readPage } from "../test-support/web.js";
 
 /** The settings pages rendered on the server: access tokens made, shown once and revoked through the API. */
 describe("the settings pages", () => {
   let hub: InProcessHub;
   let cookies: string;
-  const html = { accept: "text/html" };
-  const origin = () => new URL(hub.url).origin;
 
-  const action = (path: string, fields: URLSearchParams) =>
-    hub.request(path, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin: origin(),
-        cookie: cookies,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: fields.toString(),
-    });
+  const action = (path: string, fields: URLSearchParams) => postForm(hub, path, fields, { cookie: cookies });
   const tokens = async () =>
     (await readJson<TokenList>(await hub.request("/api/me/tokens", { headers: { cookie: cookies } }))).tokens;
 
@@ -33,7 +21,7 @@ describe("the settings pages", () => {
   afterAll(() => hub?.stop());
 
   it("sends a visitor who is not signed in to the sign-in page", async () => {
-    const response = await hub.request("/settings/tokens", { headers: html, redirect: "manual" });
+    const response = await readPage(hub, "/settings/tokens", { redirect: "manual" });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/login?next=%2Fsettings%2Ftokens");
   });
@@ -69,9 +57,7 @@ describe("the settings pages", () => {
     const whoami = await hub.request("/api/whoami-v2", { token: secret });
     expect(whoami.status).toBe(200);
 
-    const list = await (
-      await hub.request("/settings/tokens", { headers: { ...html, cookie: cookies } })
-    ).text();
+    const list = await (await readPage(hub, "/settings/tokens", { cookie: cookies })).text();
     expect(list).toContain("ci-uploads");
     expect(list).not.toContain(secret);
 

@@ -1,14 +1,9 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { startHub, type TestHub } from "../test-support/hub-process.js";
-
-/** Screenshots of every page at both widths, for people to look at (not compared); git ignores the folder. */
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
+import { screenshot, SCREENSHOTS, watchedContext, WIDTHS } from "../test-support/web.js";
 
 /**
  * Writing from the browser, in a real Chromium against a real `hubd`: create a repository, write its card
@@ -20,32 +15,8 @@ describe("writing from the browser", () => {
   let browser: Browser;
   let password: string;
 
-  async function watchedContext(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const origin = new URL(hub.url).origin;
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-    });
-    context.on("page", (page) => {
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-    });
-    return { context, problems };
-  }
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `write-${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
+  const watched = (width: number) => watchedContext(browser, hub, width);
+  const shot = (page: Page, name: string) => screenshot(page, `write-${name}`);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -62,7 +33,7 @@ describe("writing from the browser", () => {
     "creates a model, writes and edits its card, makes it private and deletes it at %i pixels",
     async (width) => {
       const name = `journey-${width}`;
-      const { context, problems } = await watchedContext(width);
+      const { context, problems } = await watched(width);
       const page = await context.newPage();
       await page.goto(`${hub.url}/login?next=%2Fnew`);
       await page.getByLabel("User name or email").fill("alice");
@@ -109,7 +80,7 @@ describe("writing from the browser", () => {
         .getByRole("navigation", { name: "Repository" })
         .getByRole("link", { name: "Model card" })
         .click();
-      await page.getByRole("heading", { name: "Journey" }).waitFor();
+      await page.getByRole("heading", { name: "Journey", exact: true }).waitFor();
       await page.getByText("Edited in the browser.").waitFor();
       await shot(page, "card");
       await page

@@ -2,6 +2,7 @@ import type { AccessRequest, GatedRepositoryList, RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { commitFiles, pageText, postForm, readPage } from "../test-support/web.js";
 
 /**
  * The pages that change repositories, driven as a browser without JavaScript drives them: form posts from the
@@ -14,31 +15,13 @@ describe("the web site's write pages", () => {
   let aliceCookie: string;
   let bobCookie: string;
   let bob: string;
-  let origin: string;
-  const html = { accept: "text/html,application/xhtml+xml" };
 
-  const page = (path: string, cookie?: string) =>
-    hub.request(path, { redirect: "manual", headers: { ...html, ...(cookie ? { cookie } : {}) } });
-  const text = async (path: string, cookie: string | undefined, status = 200) => {
-    const response = await page(path, cookie);
-    const body = await response.text();
-    expect(response.status, `${path}: ${body.slice(0, 300)}`).toBe(status);
-    return body;
-  };
+  const page = (path: string, cookie?: string) => readPage(hub, path, { cookie, redirect: "manual" });
+  const text = (path: string, cookie: string | undefined, status = 200) =>
+    pageText(hub, path, { cookie, status, redirect: "manual" });
   /** A form post as a browser sends it; the page, not the test, must add the request-forgery token. */
   const post = (path: string, cookie: string | undefined, fields: Record<string, string>) =>
-    hub.request(path, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin,
-        "content-type": "application/x-www-form-urlencoded",
-        "x-csrf-token": "",
-        ...(cookie ? { cookie } : {}),
-      },
-      body: new URLSearchParams(fields).toString(),
-    });
+    postForm(hub, path, fields, { cookie });
   const info = (repo: string, type = "model") => hub.request(`/api/${type}s/${repo}`, { token: alice });
   const raw = async (repo: string, path: string, rev = "main") => {
     const response = await hub.request(`/${repo}/resolve/${rev}/${path}`, { token: alice });
@@ -50,22 +33,8 @@ describe("the web site's write pages", () => {
     expect(found, "the form names the commit it was opened at").toBeTruthy();
     return found ?? "";
   };
-  const commit = async (repo: string, files: Record<string, string>, summary = "Add files") => {
-    const lines = [
-      { key: "header", value: { summary } },
-      ...Object.entries(files).map(([path, content]) => ({
-        key: "file",
-        value: { path, content: Buffer.from(content).toString("base64"), encoding: "base64" },
-      })),
-    ];
-    const response = await hub.request(`/api/models/${repo}/commit/main`, {
-      method: "POST",
-      token: alice,
-      headers: { "content-type": "application/x-ndjson" },
-      body: lines.map((line) => JSON.stringify(line)).join("\n"),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-  };
+  const commit = (repo: string, files: Record<string, string>, summary = "Add files") =>
+    commitFiles(hub, alice, repo, files, { summary });
   const create = async (name: string, extra: Record<string, unknown> = {}) => {
     const response = await hub.request("/api/repos", {
       method: "POST",
@@ -77,7 +46,6 @@ describe("the web site's write pages", () => {
 
   beforeAll(async () => {
     hub = await startInProcessHub();
-    origin = new URL(hub.url).origin;
     const { password: alicePassword } = await hub.createUser("alice");
     const { password: bobPassword } = await hub.createUser("bob");
     alice = await hub.createToken("alice");
@@ -138,17 +106,12 @@ describe("the web site's write pages", () => {
     expect(space.headers.get("location")).toBe("/spaces/alice/app");
     expect((await readJson<RepoInfo>(await info("alice/app", "space"))).sdk).toBe("gradio");
 
-    const foreignOrigin = await hub.request("/new", {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        ...html,
-        origin: "https://evil.example",
-        cookie: aliceCookie,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({ owner: "alice", name: "forged", kind: "model" }).toString(),
-    });
+    const foreignOrigin = await postForm(
+      hub,
+      "/new",
+      { owner: "alice", name: "forged", kind: "model" },
+      { cookie: aliceCookie, origin: "https://evil.example" },
+    );
     expect(foreignOrigin.status).toBe(403);
     expect((await info("alice/forged")).status).toBe(404);
   });

@@ -1,16 +1,17 @@
 import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TotpEnrollment } from "@hub/api";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base32Decode, hotp, totpStep } from "../auth/totp.js";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
-
-/** Screenshots of every page at both widths, for people to look at (not compared); git ignores the folder. */
-const SCREENSHOTS = fileURLToPath(new URL("../../../web/screenshots/", import.meta.url));
-const WIDTHS = [375, 1440] as const;
+import {
+  commitFiles,
+  screenshot,
+  SCREENSHOTS,
+  TotpCodes,
+  watchedContext,
+  WIDTHS,
+} from "../test-support/web.js";
 
 const ATTACK_CARD = `# Inert card
 
@@ -38,71 +39,17 @@ describe("the web site in a browser", () => {
   let browser: Browser;
   let token: string;
   let password: string;
-  let totpSecret: string;
-  let lastStep = Number.NEGATIVE_INFINITY;
-
-  /** The next code an authenticator app would offer that the hub has not seen (it accepts a step either side). */
-  async function nextCode(): Promise<string> {
-    for (;;) {
-      const now = totpStep(Date.now());
-      const step = Math.max(now - 1, lastStep + 1);
-      if (step <= now + 1) {
-        lastStep = step;
-        return hotp(base32Decode(totpSecret), step);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-    }
-  }
+  /** The authenticator app, set up in beforeAll. */
+  let codes: TotpCodes;
+  const nextCode = () => codes.next();
 
   const api = async (pathname: string, json?: unknown, method = "POST") => {
     const response = await hub.request(pathname, { method, token, ...(json === undefined ? {} : { json }) });
     expect(response.status, `${pathname}: ${await response.clone().text()}`).toBeLessThan(300);
     return response;
   };
-  const commit = (repo: string, files: Record<string, string>) =>
-    hub.request(`/api/models/${repo}/commit/main`, {
-      method: "POST",
-      token,
-      headers: { "content-type": "application/x-ndjson" },
-      body: [
-        { key: "header", value: { summary: "Add files" } },
-        ...Object.entries(files).map(([file, content]) => ({
-          key: "file",
-          value: { path: file, content: Buffer.from(content).toString("base64"), encoding: "base64" },
-        })),
-      ]
-        .map((line) => JSON.stringify(line))
-        .join("\n"),
-    });
-
-  /** A fresh browser context watching for anything a page should never do. */
-  async function watchedContext(width: number) {
-    const context = await browser.newContext({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const origin = new URL(hub.url).origin;
-    context.on("request", (request) => {
-      const url = new URL(request.url());
-      if (url.protocol !== "data:" && url.origin !== origin) problems.push(`request to ${url.href}`);
-    });
-    context.on("page", (page) => watch(page, problems));
-    return { context, problems };
-  }
-  function watch(page: Page, problems: string[]) {
-    page.on("dialog", (dialog) => {
-      problems.push(`dialog: ${dialog.message()}`);
-      void dialog.dismiss();
-    });
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console: ${message.text()}`);
-    });
-    page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  }
-  async function shot(page: Page, name: string) {
-    await page.screenshot({
-      path: path.join(SCREENSHOTS, `${name}-${page.viewportSize()?.width}.png`),
-      fullPage: true,
-    });
-  }
+  const commit = (repo: string, files: Record<string, string>) => commitFiles(hub, token, repo, files);
+  const watched = (width: number) => watchedContext(browser, hub, width);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -112,8 +59,8 @@ describe("the web site in a browser", () => {
     token = await hub.createToken("alice");
     await hub.reauthenticate(token, password);
     const enrollment = await readJson<TotpEnrollment>(await api("/api/me/mfa/totp"));
-    totpSecret = enrollment.secret;
-    hub.secrets.add(totpSecret);
+    codes = new TotpCodes(enrollment.secret);
+    hub.secrets.add(enrollment.secret);
     await api("/api/me/mfa/totp/confirm", { otp: await nextCode() });
     await api("/api/repos", { repo_id: "alice/gpt-tiny", repo_type: "model" });
     const card = [
@@ -160,37 +107,37 @@ describe("the web site in a browser", () => {
   });
 
   it.each(WIDTHS)("signs in with two-factor and browses a repository at %i pixels", async (width) => {
-    const { context, problems } = await watchedContext(width);
+    const { context, problems } = await watched(width);
     const page = await context.newPage();
     await page.goto(`${hub.url}/`);
-    await shot(page, "home");
+    await screenshot(page, "home");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).click();
     await page.getByLabel("User name or email").fill("alice");
     await page.getByLabel("Password").fill(password);
     await page.getByLabel(/Two-factor code/).fill(await nextCode());
-    await shot(page, "login");
+    await screenshot(page, "login");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.getByRole("link", { name: "alice", exact: true }).count()).toBe(1);
 
     await page.getByRole("link", { name: "alice/gpt-tiny" }).first().click();
     await page.getByRole("heading", { name: "GPT tiny" }).waitFor();
     expect(await page.locator('[data-field="license"]').textContent()).toBe("apache-2.0");
-    await shot(page, "repository");
+    await screenshot(page, "repository");
 
     await page.getByRole("link", { name: "Files and versions" }).click();
     await page.getByRole("link", { name: "src/" }).click();
     await page.getByRole("link", { name: "train.py" }).click();
     await page.locator("#L1").waitFor();
     expect(await page.locator("#L1 .line").textContent()).toBe("print('hi')");
-    await shot(page, "file");
+    await screenshot(page, "file");
 
     await page.getByRole("link", { name: "History" }).click();
     await page.getByRole("link", { name: "Add files" }).waitFor();
-    await shot(page, "history");
+    await screenshot(page, "history");
 
     await page.goto(`${hub.url}/models`);
     expect(await page.getByRole("link", { name: "alice/hidden" }).count()).toBe(1);
-    await shot(page, "models");
+    await screenshot(page, "models");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sign in" }).waitFor();
     expect(problems).toEqual([]);
@@ -198,26 +145,26 @@ describe("the web site in a browser", () => {
   });
 
   it("shows the not-found page to a visitor who may not see a private repository", async () => {
-    const { context, problems } = await watchedContext(1440);
+    const { context, problems } = await watched(1440);
     const page = await context.newPage();
     const response = await page.goto(`${hub.url}/alice/hidden`);
     expect(response?.status()).toBe(404);
     await page.getByRole("heading", { name: "This page does not exist, or you may not see it" }).waitFor();
-    await shot(page, "not-found");
+    await screenshot(page, "not-found");
     // The page's own resources loaded; the 404 document itself is the only failed request.
     expect(problems.filter((p) => !p.includes("404"))).toEqual([]);
     await context.close();
   });
 
   it("renders a card that attacks the page inert: no dialog, no console error, no request elsewhere", async () => {
-    const { context, problems } = await watchedContext(1440);
+    const { context, problems } = await watched(1440);
     const page = await context.newPage();
     await page.goto(`${hub.url}/alice/attack`);
     await page.getByText("Still readable.").waitFor();
     expect(await page.locator('main a[href^="javascript:" i], main a[href^="data:" i]').count()).toBe(0);
     await page.getByText("a link").click();
     await page.waitForTimeout(300);
-    await shot(page, "attack-card");
+    await screenshot(page, "attack-card");
     expect(await page.locator("main iframe, main form, main svg, main script, main style").count()).toBe(0);
     expect(await page.title()).toBe("alice/attack · Hub");
     // The one failure the page may show: `<img src="x">`, resolved inside the repository, is not there.

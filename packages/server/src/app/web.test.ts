@@ -2,6 +2,7 @@ import type { ApiError } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readJson } from "../test-support/hub-process.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
+import { commitFiles, HTML, originOf, pageText, postForm, readPage } from "../test-support/web.js";
 
 const ATTACK_CARD = `---
 license: mit
@@ -57,32 +58,10 @@ describe("the web site, rendered on the server", () => {
   let alice: string;
   let aliceCookie: string;
   let bobCookie: string;
-  const html = { accept: "text/html,application/xhtml+xml" };
-
-  const page = (path: string, cookie?: string) =>
-    hub.request(path, { headers: { ...html, ...(cookie ? { cookie } : {}) } });
-  const text = async (path: string, cookie?: string, status = 200) => {
-    const response = await page(path, cookie);
-    const body = await response.text();
-    expect(response.status, `${path}: ${body.slice(0, 300)}`).toBe(status);
-    return body;
-  };
-  const commit = async (repo: string, files: Record<string, string>, summary = "Add files") => {
-    const lines = [
-      { key: "header", value: { summary } },
-      ...Object.entries(files).map(([path, content]) => ({
-        key: "file",
-        value: { path, content: Buffer.from(content).toString("base64"), encoding: "base64" },
-      })),
-    ];
-    const response = await hub.request(`/api/models/${repo}/commit/main`, {
-      method: "POST",
-      token: alice,
-      headers: { "content-type": "application/x-ndjson" },
-      body: lines.map((line) => JSON.stringify(line)).join("\n"),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-  };
+  const page = (path: string, cookie?: string) => readPage(hub, path, { cookie });
+  const text = (path: string, cookie?: string, status = 200) => pageText(hub, path, { cookie, status });
+  const commit = (repo: string, files: Record<string, string>, summary = "Add files") =>
+    commitFiles(hub, alice, repo, files, { summary });
   const create = async (name: string, extra: Record<string, unknown> = {}) => {
     const response = await hub.request("/api/repos", {
       method: "POST",
@@ -134,12 +113,12 @@ describe("the web site, rendered on the server", () => {
     const unknownApi = await page("/api/no/such/operation");
     expect(unknownApi.status).toBe(404);
     expect((await readJson<ApiError>(unknownApi)).code).toBe("route_not_found");
-    const info = await hub.request("/api/models/alice/card", { headers: html });
+    const info = await hub.request("/api/models/alice/card", { headers: HTML });
     expect((await readJson<{ id: string }>(info)).id).toBe("alice/card");
-    const bytes = await hub.request("/alice/card/resolve/main/config.json", { headers: html });
+    const bytes = await hub.request("/alice/card/resolve/main/config.json", { headers: HTML });
     expect(await bytes.text()).toBe('{ "hidden_size": 64 }\n');
     expect(bytes.headers.get("content-type")).toBe("application/octet-stream");
-    const refs = await hub.request("/alice/card/info/refs?service=git-upload-pack", { headers: html });
+    const refs = await hub.request("/alice/card/info/refs?service=git-upload-pack", { headers: HTML });
     expect(refs.headers.get("content-type")).toBe("application/x-git-upload-pack-advertisement");
 
     const asset = /href="(\/_app\/immutable\/[^"]+\.css)"/.exec(await home.text())?.[1] ?? "";
@@ -252,7 +231,7 @@ describe("the web site, rendered on the server", () => {
     });
     expect(moved.status).toBe(200);
     const response = await hub.request("/alice/old-name/tree/main?x=1", {
-      headers: html,
+      headers: HTML,
       redirect: "manual",
     });
     expect(response.status).toBe(301);
@@ -285,13 +264,8 @@ describe("the web site, rendered on the server", () => {
 
   it("signs in through the form and refuses a form posted from another origin", async () => {
     const form = (fields: Record<string, string>, origin: string) =>
-      hub.request("/login?next=%2Falice%2Fcard", {
-        method: "POST",
-        redirect: "manual",
-        headers: { ...html, origin, "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams(fields).toString(),
-      });
-    const origin = new URL(hub.url).origin;
+      postForm(hub, "/login?next=%2Falice%2Fcard", fields, { origin });
+    const origin = originOf(hub);
     const { password } = await hub.createUser("carol");
     const wrong = await form({ username: "carol", password: "not it" }, origin);
     expect(wrong.status).toBe(401);
@@ -311,12 +285,7 @@ describe("the web site, rendered on the server", () => {
     expect(set[0]).toMatch(/HttpOnly/);
     expect(await text("/", cookie)).toContain('href="/carol"');
 
-    const out = await hub.request("/logout", {
-      method: "POST",
-      redirect: "manual",
-      headers: { ...html, origin, cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: "",
-    });
+    const out = await postForm(hub, "/logout", {}, { cookie });
     expect(out.status).toBe(303);
     const whoami = await hub.request("/api/whoami-v2", { headers: { cookie } });
     expect(whoami.status).toBe(401);
