@@ -39,7 +39,15 @@ export type PreuploadResponse = Static<typeof PreuploadResponse>;
 
 /** The answer to an NDJSON commit (`POST /api/{type}s/{owner}/{name}/commit/{rev}`). */
 export const CommitResponse = Type.Object(
-  { commitUrl: Type.String(), commitOid: Type.String() },
+  {
+    commitUrl: Type.String(),
+    commitOid: Type.String(),
+    pullRequestUrl: Type.Optional(
+      Type.String({
+        description: "With create_pr: the pull request the commit opened (…/discussions/{num}).",
+      }),
+    ),
+  },
   { title: "CommitResponse" },
 );
 export type CommitResponse = Static<typeof CommitResponse>;

@@ -22,3 +22,4 @@ export * from "./billing.js";
 export * from "./account-deletion.js";
 export * from "./storage.js";
 export * from "./diff.js";
+export * from "./discussions.js";

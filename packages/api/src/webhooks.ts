@@ -4,9 +4,11 @@ import { Type, type Static } from "@sinclair/typebox";
  * Event scopes a route can subscribe to. `repo` covers every repository event
  * (created, deleted, moved, and the two below); `repo.content` only pushes and
  * commits; `repo.config` only visibility and settings changes. These are the
- * scopes Hugging Face's webhooks use in their payloads.
+ * scopes Hugging Face's webhooks use in their payloads. `discussion` covers
+ * discussions and pull requests (opened, renamed, status changes, merges) and
+ * their comments (`discussion.comment`).
  */
-export const WEBHOOK_DOMAINS = ["repo", "repo.content", "repo.config"] as const;
+export const WEBHOOK_DOMAINS = ["repo", "repo.content", "repo.config", "discussion"] as const;
 export type WebhookDomain = (typeof WEBHOOK_DOMAINS)[number];
 
 export const WATCHED_TYPES = ["user", "org", "model", "dataset", "space", "mcp"] as const;

@@ -116,6 +116,21 @@ export const ERROR_CODES = {
     area: "sso",
     summary: "Send the clientSecret the provider gave the hub; it is needed the first time only.",
   },
+  comment_hidden: {
+    statuses: [409],
+    area: "discussions",
+    summary: "The comment is hidden and can no longer be edited.",
+  },
+  comment_not_found: {
+    statuses: [404],
+    area: "discussions",
+    summary: "The comment … is not in discussion #….",
+  },
+  comment_too_long: {
+    statuses: [400],
+    area: "discussions",
+    summary: "A comment or description is 64 KiB or more; shorten it.",
+  },
   confirmation_mismatch: {
     statuses: [400],
     area: "account-deletion",
@@ -136,6 +151,16 @@ export const ERROR_CODES = {
     area: "webhooks",
     summary: "This delivery is being attempted right now; look again in a moment.",
   },
+  discussion_closed: {
+    statuses: [409],
+    area: "discussions",
+    summary: "The pull request is closed or merged: reopen it (closed ones) before merging or pushing to it.",
+  },
+  discussion_not_found: {
+    statuses: [404],
+    area: "discussions",
+    summary: "Discussion #… of … does not exist.",
+  },
   dumb_http_unsupported: {
     statuses: [403],
     area: "git",
@@ -147,6 +172,11 @@ export const ERROR_CODES = {
     summary: '"…" is listed twice; give its count instead.',
   },
   email_taken: { statuses: [409], area: "account", summary: "Another account already uses …." },
+  empty_repository: {
+    statuses: [409],
+    area: "discussions",
+    summary: "A pull request needs a commit on the target branch to start from; push a first commit.",
+  },
   entry_not_found: {
     statuses: [404],
     area: "files",
@@ -361,6 +391,11 @@ export const ERROR_CODES = {
     summary: 'Ask for "read" or "write" alone, or for distinct scopes separated by spaces from: ….',
   },
   invalid_session: { statuses: [401], area: "auth", summary: "Your session has ended; sign in again." },
+  invalid_status: {
+    statuses: [400],
+    area: "discussions",
+    summary: "A status the discussion cannot take (draft is for pull requests; merged only by merging).",
+  },
   invalid_title: { statuses: [400], area: "papers", summary: "The title may not be blank." },
   invalid_token: {
     statuses: [401],
@@ -454,6 +489,12 @@ export const ERROR_CODES = {
     summary:
       "Logout ends a browser session; an access token stays valid until it is revoked with DELETE /api/me/tokens/{tokenId}.",
   },
+  merge_conflict: {
+    statuses: [409],
+    area: "discussions",
+    summary:
+      "The pull request conflicts with its target branch in the files named; merge the target into refs/pr/… and resolve them first.",
+  },
   mfa_already_enabled: {
     statuses: [409],
     area: "mfa",
@@ -506,6 +547,16 @@ export const ERROR_CODES = {
     area: "auth",
     summary:
       "Only the accounts that claimed authorship of this paper edit it (its submitter, until one has); claim it with POST /api/me/papers.",
+  },
+  not_pull_request: {
+    statuses: [400],
+    area: "discussions",
+    summary: "#… is a discussion, not a pull request: only pull requests have commits, diffs and merges.",
+  },
+  nothing_to_merge: {
+    statuses: [409],
+    area: "discussions",
+    summary: "The pull request holds no commit its target branch lacks; push commits to refs/pr/… first.",
   },
   otp_already_used: {
     statuses: [401],
@@ -661,6 +712,11 @@ export const ERROR_CODES = {
     area: "sso",
     summary:
       "This sign-in is unknown, already finished, expired, or was started by another account; start again at ….",
+  },
+  status_unchanged: {
+    statuses: [409],
+    area: "discussions",
+    summary: "The discussion already has this status.",
   },
   stream_interrupted: {
     statuses: [502],

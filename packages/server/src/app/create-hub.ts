@@ -55,6 +55,11 @@ import { createDeliveryWorker } from "../areas/integrations/webhooks/delivery-wo
 import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
 import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
+import {
+  createDiscussionsService,
+  type DiscussionsService,
+} from "../areas/community/discussions/discussions.service.js";
+import { createPullRequestGit } from "../git/pull-requests.js";
 import { createPapersService } from "../areas/community/papers/papers.service.js";
 import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
 import { createStorageService } from "../areas/repositories/storage/storage.service.js";
@@ -180,8 +185,33 @@ export async function createHub(
       notify: deliveries.notify,
     }),
     createCardCitations({ db, clock, repoFiles, logger }),
+    // Commits arriving on refs/pr/{num} join their pull request's timeline (the service is made below).
+    {
+      async publish(event) {
+        if (event.scope !== "repo.content") return;
+        try {
+          await discussions.refsMoved(event.repo, event.updatedRefs, event.actor);
+        } catch (err) {
+          logger.error(
+            { err: (err as Error).message, repo: event.repo.fullName },
+            "pull request timeline not updated",
+          );
+        }
+      },
+    },
   );
   const repos = createReposService({ db, storage, repoFiles, objectStore, events, clock, config });
+  const discussions: DiscussionsService = createDiscussionsService({
+    db,
+    clock,
+    repos,
+    storage,
+    repoFiles,
+    git: createPullRequestGit(storage),
+    authorize,
+    events,
+    publicUrl: config.publicUrl,
+  });
   const git = createGitService({ storage, repos, maxGitBlobBytes: config.maxGitBlobBytes });
   const usernames = createUsernameService({
     db,
@@ -227,6 +257,7 @@ export async function createHub(
     files: repoFiles,
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
+    pullRequests: discussions.pullRequests,
   });
   const hardware = createHardwareService({
     db,
@@ -327,6 +358,7 @@ export async function createHub(
     preferences,
     gating,
     papers,
+    discussions,
     follows,
     repoDuplication,
     repoStorage,

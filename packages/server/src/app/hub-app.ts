@@ -15,6 +15,8 @@ import { hardwareRoutes } from "../areas/accounts/hardware/hardware.routes.js";
 import { contentPreferencesRoutes } from "../areas/accounts/content-preferences/content-preferences.routes.js";
 import type { ContentPreferencesService } from "../areas/accounts/content-preferences/content-preferences.service.js";
 import { papersRoutes } from "../areas/community/papers/papers.routes.js";
+import { discussionsRoutes } from "../areas/community/discussions/discussions.routes.js";
+import type { DiscussionsService } from "../areas/community/discussions/discussions.service.js";
 import type { PapersService } from "../areas/community/papers/papers.service.js";
 import { followsRoutes } from "../areas/accounts/follows/follows.routes.js";
 import { storageRoutes } from "../areas/repositories/storage/storage.routes.js";
@@ -102,6 +104,7 @@ export interface AppDeps {
   preferences: ContentPreferencesService;
   gating: GatingService;
   papers: PapersService;
+  discussions: DiscussionsService;
   follows: FollowsService;
   repoStorage: StorageService;
   repoDuplication: RepoDuplication;
@@ -279,6 +282,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gatingRoutes({ gating: deps.gating, repos: deps.repos, publicUrl: config.publicUrl }));
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
+  await app.register(discussionsRoutes({ repos: deps.repos, discussions: deps.discussions }));
   await app.register(followsRoutes({ follows: deps.follows, publicUrl: config.publicUrl }));
   await app.register(tagsRoutes());
   await app.register(storageRoutes({ storage: deps.repoStorage, repos: deps.repos, orgs: deps.orgs }));

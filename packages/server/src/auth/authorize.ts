@@ -20,7 +20,10 @@ export function orgRoleOf(value: string | null | undefined): OrgRole | null {
  * two-factor authentication; `settings:*` an owner's settings (the
  * caller's own, or an organization's); `paper:edit` a paper record's
  * metadata; `repo:download` reading a repository's files (what gating guards,
- * beyond `repo:read`'s metadata) and `repo:request-access` asking for that.
+ * beyond `repo:read`'s metadata) and `repo:request-access` asking for that;
+ * `discussion:manage` changing the status of someone else's discussion (the
+ * repository's writers) and `discussion:moderate` editing, hiding or renaming
+ * what someone else wrote in one (its admins), both under `community:write`.
  */
 export type Action =
   | "account:read"
@@ -38,6 +41,8 @@ export type Action =
   | "repo:download"
   | "repo:request-access"
   | "paper:edit"
+  | "discussion:manage"
+  | "discussion:moderate"
   | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
@@ -119,9 +124,15 @@ function readsRepository(action: Action): action is "repo:download" | "repo:requ
   return action === "repo:download" || action === "repo:request-access";
 }
 
+/** Actions on discussions beyond taking part: they need `community:write`, and a role in the repository. */
+function managesDiscussions(action: Action): action is "discussion:manage" | "discussion:moderate" {
+  return action === "discussion:manage" || action === "discussion:moderate";
+}
+
 /** The scope a token needs for an action, if any. */
 export function scopeFor(action: Action): Scope | null {
   if (readsRepository(action)) return "repo:read";
+  if (managesDiscussions(action)) return "community:write";
   return SCOPES.find((scope) => scope === action) ?? null;
 }
 
@@ -210,7 +221,8 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
       }
       const canRead = !resource.private || rank(membershipRole) >= rank("read");
       if (READ_ACTIONS.has(action)) return canRead;
-      if (action === "repo:delete") return rank(membershipRole) >= rank("admin");
+      if (action === "repo:delete" || action === "discussion:moderate")
+        return rank(membershipRole) >= rank("admin");
       return rank(membershipRole) >= rank("write");
     }
   }
@@ -522,7 +534,8 @@ function decideByRole(input: DecisionInput): Decision {
     return allow;
   }
 
-  const scope = readsRepository(action) ? "repo:read" : action;
+  const scope = scopeFor(action);
+  if (scope === null) throw new Error(`The action ${action} has no rule.`);
   if (!holds(credential, scope)) {
     return refuse(
       forbidden("insufficient_scope", `This token lacks the ${scope} scope; create a token that has it.`),

@@ -460,6 +460,62 @@ export interface WebhookAttemptRow {
   redelivery: number;
 }
 
+/** A discussion or pull request; `num` counts per repository; a pull request's head is the ref `refs/pr/{num}`. */
+export interface DiscussionRow {
+  id: string;
+  repository_id: string;
+  num: number;
+  title: string;
+  author_id: string | null;
+  is_pull_request: number;
+  status: string;
+  /** The branch a pull request targets. */
+  target_branch: string | null;
+  merge_commit: string | null;
+  pinned: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One entry of a discussion's timeline; `data` is JSON whose shape depends on `type`. */
+export interface DiscussionEventRow {
+  id: string;
+  discussion_id: string;
+  seq: number;
+  type: string;
+  author_id: string | null;
+  data: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DiscussionReactionRow {
+  event_id: string;
+  user_id: string;
+  reaction: string;
+  created_at: string;
+}
+
+/** Something in a discussion an account is told of; `reason` says why it reached them. */
+export interface NotificationRow {
+  id: string;
+  user_id: string;
+  discussion_id: string;
+  event_id: string | null;
+  reason: string;
+  actor_id: string | null;
+  read_at: string | null;
+  created_at: string;
+}
+
+/** An account's choice for a repository's discussions: `watch` (hear of all of them) or `mute` (none). */
+export interface RepoWatchRow {
+  user_id: string;
+  repository_id: string;
+  mode: string;
+  created_at: string;
+}
+
 export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
@@ -503,4 +559,9 @@ export interface Database {
   webhook_watches: WebhookWatchRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  discussions: DiscussionRow;
+  discussion_events: DiscussionEventRow;
+  discussion_reactions: DiscussionReactionRow;
+  notifications: NotificationRow;
+  repo_watches: RepoWatchRow;
 }

@@ -22,7 +22,30 @@ export type RepoEvent =
       action: "update";
       updatedConfig: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean };
     })
-  | (EventBase & { scope: "repo.content"; action: "update"; updatedRefs: RefUpdate[] });
+  | (EventBase & { scope: "repo.content"; action: "update"; updatedRefs: RefUpdate[] })
+  | (EventBase & {
+      scope: "discussion";
+      action: "create" | "update" | "delete";
+      discussion: DiscussionSnapshot;
+    })
+  | (EventBase & {
+      scope: "discussion.comment";
+      action: "create" | "update";
+      discussion: DiscussionSnapshot;
+      comment: { id: string; authorId: string | null; content: string; hidden: boolean };
+    });
+
+/** A discussion or pull request as its events show it. */
+export interface DiscussionSnapshot {
+  id: string;
+  num: number;
+  title: string;
+  status: string;
+  isPullRequest: boolean;
+  authorId: string | null;
+  /** A pull request's target branch. */
+  targetBranch: string | null;
+}
 
 /** Where areas report repository events; webhooks turn them into deliveries, papers index card citations. */
 export interface RepoEvents {

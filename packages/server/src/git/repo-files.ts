@@ -372,6 +372,8 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
       input: {
         branch: string;
         head: string;
+        /** The ref to move, when not the branch (`refs/pr/{num}`), and the value it must have now. */
+        target?: { ref: string; expected: string };
         message: string;
         author: { name: string; email: string };
         operations: FileOperation[];
@@ -424,7 +426,8 @@ export function createRepoFiles(storage: RepoStorage, scratchDir: string) {
           .toString()
           .trim();
         try {
-          await git(id, ["update-ref", `refs/heads/${input.branch}`, commit, input.head]);
+          const target = input.target ?? { ref: `refs/heads/${input.branch}`, expected: input.head };
+          await git(id, ["update-ref", target.ref, commit, target.expected]);
         } catch (err) {
           if (err instanceof GitCommandError)
             throw new BranchMovedError(`Branch ${input.branch} moved while committing.`);

@@ -24,6 +24,12 @@ export type Access =
       resource?: (request: FastifyRequest, principal: Principal | null) => Resource | Promise<Resource>;
       /** The resource is a repository the path names: an anonymous refusal says so as the clients read it. */
       repository?: boolean;
+      /**
+       * A narrower action some requests of the route perform instead (a commit
+       * to a pull request needs `community:write`, not `repo:write`); the
+       * route's handler then makes whatever further check that case needs.
+       */
+      orAction?: { action: Action; when: (request: FastifyRequest) => boolean };
     };
 
 declare module "fastify" {
@@ -39,6 +45,8 @@ declare module "fastify" {
     rawBody?: boolean;
     /** The route checks a request-forgery token of its own in the form it renders (the device page). */
     formCsrf?: boolean;
+    /** The body may be left out (the Python client merges without one): it then reads as null. */
+    optionalBody?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -70,7 +78,8 @@ function documentAccess(route: RouteOptions, access: Access): void {
     return;
   }
   const scope = scopeFor(access.action);
-  schema.security = [{ bearer: scope ? [scope] : [] }];
+  const narrower = access.orAction && scopeFor(access.orAction.action);
+  schema.security = [{ bearer: scope ? [scope] : [] }, ...(narrower ? [{ bearer: [narrower] }] : [])];
   response[401] ??= ApiErrorRef;
   response[403] ??= ApiErrorRef;
 }
@@ -213,7 +222,8 @@ export function installAccess(
     const resource = access.resource
       ? await access.resource(request, principal)
       : { type: "account" as const, userId: principalOf(request).userId };
-    await authorize(principal, access.action, resource);
+    const action = access.orAction?.when(request) ? access.orAction.action : access.action;
+    await authorize(principal, action, resource);
     request.authorized = true;
   }
 
@@ -227,6 +237,10 @@ export function installAccess(
       throw new HubError(400, "invalid_request", "The path or query holds a NUL character; remove it.");
     }
     if (!request.routeOptions.schema?.body || request.routeOptions.config.rawBody) return;
+    if (request.routeOptions.config.optionalBody && request.body === undefined) {
+      request.body = null;
+      return;
+    }
     const form =
       request.routeOptions.config.formBody &&
       /^application\/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "");

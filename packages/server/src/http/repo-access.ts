@@ -18,6 +18,9 @@ export function repositoryOf(request: FastifyRequest): FoundRepo {
   return request.repository;
 }
 
+/** A route's access to a repository: an action on it, never `public` or `optional`. */
+export type RepoAccessDeclaration = Exclude<Access, string>;
+
 /** Access to the repository a request names, loaded once and kept on the request. */
 export function repoAccess(
   repos: RepoLookup,
@@ -26,7 +29,7 @@ export function repoAccess(
     request: FastifyRequest,
     principal: Principal | null,
   ) => { type: RepoType; owner: string; name: string },
-): Access {
+): RepoAccessDeclaration {
   return {
     action,
     repository: true,
@@ -58,7 +61,7 @@ export function nextPageUrl(publicUrl: string, request: FastifyRequest, offset: 
 }
 
 /** Access to the repository of a route under `/api/{type}s/:owner/:name`, for an action. */
-export function repoPathAction(repos: RepoLookup, type: RepoType, action: Action): Access {
+export function repoPathAction(repos: RepoLookup, type: RepoType, action: Action): RepoAccessDeclaration {
   return repoAccess(repos, action, (request) => {
     const { owner, name } = request.params as { owner: string; name: string };
     return { type, owner, name };
@@ -66,6 +69,9 @@ export function repoPathAction(repos: RepoLookup, type: RepoType, action: Action
 }
 
 /** Read and write access for routes under `/api/{type}s/:owner/:name`. */
-export function repoPathAccess(repos: RepoLookup, type: RepoType): { read: Access; write: Access } {
+export function repoPathAccess(
+  repos: RepoLookup,
+  type: RepoType,
+): { read: RepoAccessDeclaration; write: RepoAccessDeclaration } {
   return { read: repoPathAction(repos, type, "repo:read"), write: repoPathAction(repos, type, "repo:write") };
 }

@@ -23,6 +23,7 @@ import { deletedHandleReservations } from "./0021-deleted-handle-reservations.js
 import { followsAndSpaceSdk } from "./0022-follows-and-space-sdk.js";
 import { changeNotes } from "./0023-change-notes.js";
 import { sessionInferenceTokens } from "./0024-session-inference-tokens.js";
+import { discussions } from "./0025-discussions.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "0022-follows-and-space-sdk": followsAndSpaceSdk,
   "0023-change-notes": changeNotes,
   "0024-session-inference-tokens": sessionInferenceTokens,
+  "0025-discussions": discussions,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

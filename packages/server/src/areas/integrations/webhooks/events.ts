@@ -80,6 +80,30 @@ export function createRepoEvents(deps: {
     if (event.scope === "repo.content")
       body.updatedRefs = await Promise.all(event.updatedRefs.map((update) => refDetails(repo, update)));
     if (event.scope === "repo.config") body.updatedConfig = event.updatedConfig;
+    if (event.scope === "discussion" || event.scope === "discussion.comment") {
+      const { discussion } = event;
+      const web = `${repoWebUrl(publicUrl, repo.type, repo.fullName)}/discussions/${discussion.num}`;
+      body.discussion = {
+        id: discussion.id,
+        num: discussion.num,
+        title: discussion.title,
+        status: discussion.status,
+        isPullRequest: discussion.isPullRequest,
+        author: discussion.authorId === null ? null : { id: discussion.authorId },
+        url: { web, api: `${publicUrl}/api/${repo.type}s/${repo.fullName}/discussions/${discussion.num}` },
+        ...(discussion.targetBranch === null
+          ? {}
+          : { changes: { base: `refs/heads/${discussion.targetBranch}` } }),
+      };
+      if (event.scope === "discussion.comment")
+        body.comment = {
+          id: event.comment.id,
+          author: event.comment.authorId === null ? null : { id: event.comment.authorId },
+          content: event.comment.hidden ? "" : event.comment.content,
+          hidden: event.comment.hidden,
+          url: { web: `${web}#${event.comment.id}` },
+        };
+    }
     if (event.scope === "repo" && event.action === "move")
       body.movedFrom = {
         name: `${event.movedFrom.owner.handle}/${event.movedFrom.name}`,

@@ -174,7 +174,7 @@ describe.each(DIALECTS)("webhooks on %s", (dialect) => {
       [{ watched: [{ type: "planet", name: "ann" }] }, ""],
       [{ domains: [] }, ""],
       [{ domains: ["repo", "repo"] }, ""],
-      [{ domains: ["discussion"] }, ""],
+      [{ domains: ["discussion.review"] }, ""],
       [{ description: "d".repeat(501) }, ""],
     ];
     for (const [change, code] of cases) {

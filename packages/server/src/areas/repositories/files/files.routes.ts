@@ -26,31 +26,33 @@ import {
 } from "../../../http/repo-access.js";
 import { type ReposService } from "../repos/repos.service.js";
 import { URL_PREFIX } from "../../../domain/repositories.js";
+import { pullRequestNumber } from "../../../git/pull-requests.js";
 import { isRepositoryPath, type FilesService } from "./files.service.js";
 
 const TREE_PAGE_SIZE = 1000;
 /** Entries per page with `expand=true`: each one costs a history walk. */
 const EXPANDED_TREE_PAGE_SIZE = 50;
 
+const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
+
 /** `create_pr`, which the clients add to preupload and commit when asked for a pull request. */
 const CreatePrQuery = Type.Object(
-  { create_pr: Type.Optional(Type.String({ description: "Refused until pull requests exist." })) },
+  {
+    create_pr: Type.Optional(
+      Type.String({
+        description: "1 or true: the commit opens a pull request against the branch instead of moving it.",
+      }),
+    ),
+  },
   { additionalProperties: true },
 );
 
-/**
- * Refuses a commit meant for a pull request, before anything is written:
- * committing it to the branch instead would land unreviewed changes.
- */
-function refusePullRequest(query: { create_pr?: string }): void {
-  if (query.create_pr !== undefined && !/^(0|false)?$/i.test(query.create_pr)) {
-    throw badRequest(
-      "unsupported_parameter",
-      "create_pr: pull requests are not available on this hub yet, so nothing was committed; commit to a branch of your own instead (create_branch, then revision=<branch>).",
-      "create_pr",
-    );
-  }
+/** Whether a write goes to a pull request (a new one, or `refs/pr/{num}`): `community:write` may then do it. */
+function writesPullRequest(request: FastifyRequest): boolean {
+  const { create_pr: createPr } = request.query as { create_pr?: string };
+  return flag(createPr) || pullRequestNumber((request.params as { rev?: string }).rev ?? "") !== null;
 }
+
 /** The largest NDJSON commit body accepted: regular files travel base64-encoded inside it. */
 const COMMIT_BODY_LIMIT = 100 * 1024 * 1024;
 
@@ -67,8 +69,6 @@ function cardMetadataErrors(card: string): Array<{ message: string }> {
   }
   return [];
 }
-
-const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
 
 /** `expand` on trees and paths-info: a yes or no (the Python client sends True, the JavaScript one true). */
 function expandFlag(value: unknown): boolean {
@@ -153,7 +153,11 @@ export function filesRoutes({
 
     for (const type of REPO_TYPES) {
       const api = `/api/${type}s/:owner/:name`;
-      const { read, write } = repoPathAccess(repos, type);
+      const { read, write: writeBranch } = repoPathAccess(repos, type);
+      const write = {
+        ...writeBranch,
+        orAction: { action: "community:write" as const, when: writesPullRequest },
+      };
       const tags = ["Repositories"];
 
       app.post(
@@ -170,7 +174,6 @@ export function filesRoutes({
           config: { access: write },
         },
         async (request) => {
-          refusePullRequest(request.query);
           return {
             files: await files.preupload(
               repositoryOf(request),
@@ -201,7 +204,6 @@ export function filesRoutes({
           config: { access: write },
         },
         async (request) => {
-          refusePullRequest(request.query);
           if (typeof request.body !== "string") {
             throw new HubError(
               415,
@@ -214,6 +216,7 @@ export function filesRoutes({
             principalOf(request),
             (request.params as { rev: string }).rev,
             request.body,
+            { createPr: flag(request.query.create_pr) },
           );
         },
       );

@@ -21,6 +21,9 @@ import type { RepoStorage } from "../../../git/repo-storage.js";
 import { usersRepository } from "../../accounts/account/users.repository.js";
 import type { ReposService } from "../repos/repos.service.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
+import type { PullRequests } from "../../../domain/pull-requests.js";
+import { pullRequestNumber } from "../../../git/pull-requests.js";
+import { ZERO_OID } from "../../../git/repo-files.js";
 
 /** What may name a revision: a ref name or commit id, never an expression git would evaluate over the history. */
 /** Up to this many paths, paths-info reads each through the object reader instead of spawning `ls-tree`. */
@@ -89,6 +92,8 @@ export interface FilesServiceDeps {
   files: RepoFiles;
   store: ObjectStore;
   maxGitBlobBytes: number;
+  /** Who may write to `refs/pr/{num}`, and opening pull requests for `create_pr`. */
+  pullRequests: PullRequests;
 }
 
 /** The Hugging Face-compatible file API over a repository: revisions, trees, preupload, commits and downloads. */
@@ -100,6 +105,7 @@ export function createFilesService({
   files,
   store,
   maxGitBlobBytes,
+  pullRequests,
 }: FilesServiceDeps) {
   /**
    * The commit a revision names, or null. A revision is a ref name, a
@@ -176,6 +182,14 @@ export function createFilesService({
     return sha;
   }
 
+  /** The commit a write to a branch or to a pull request's `refs/pr/{num}` builds on. */
+  async function writableHead(repo: FoundRepo, revision: string): Promise<string> {
+    if (pullRequestNumber(revision) === null) return branchHead(repo, revision);
+    const head = await storage.resolveRef(repo.row.id, revision);
+    if (!head) throw revisionNotFound(revision, repo.fullName);
+    return head;
+  }
+
   return {
     resolve,
 
@@ -228,7 +242,7 @@ export function createFilesService({
       items: Array<{ path: string; size: number }>,
       gitAttributes?: string,
     ) {
-      const head = await branchHead(repo, branch);
+      const head = await writableHead(repo, branch);
       let attributes = gitAttributes;
       if (attributes === undefined) {
         const entry = (await files.pathsInfo(repo.row.id, head, [".gitattributes"]))[0];
@@ -242,8 +256,22 @@ export function createFilesService({
       });
     },
 
-    /** Applies an NDJSON commit body to a branch and returns the new commit. */
-    async commit(repo: FoundRepo, principal: Principal, branch: string, ndjson: string) {
+    /**
+     * Applies an NDJSON commit body to a branch, or to a pull request's
+     * `refs/pr/{num}` (its author or the repository's writers), and returns the
+     * new commit; with `createPr` the commit opens a new pull request against
+     * the branch instead of moving it.
+     */
+    async commit(
+      repo: FoundRepo,
+      principal: Principal,
+      branch: string,
+      ndjson: string,
+      { createPr = false }: { createPr?: boolean } = {},
+    ) {
+      const prNumber = pullRequestNumber(branch);
+      if (prNumber !== null && createPr) throw revisionNotFound(branch, repo.fullName);
+      if (prNumber !== null) await pullRequests.authorizeWrite(repo, principal, prNumber);
       const lines = ndjson
         .split("\n")
         .filter((line) => line.trim() !== "")
@@ -278,12 +306,22 @@ export function createFilesService({
           "summary",
         );
       }
-      const head = await branchHead(repo, branch);
+      let head = await writableHead(repo, branch);
       const parent = header.value.parentCommit;
       if (parent !== undefined && parent !== null) {
         if (typeof parent !== "string" || !/^[0-9a-f]{5,40}$/.test(parent))
           throw badRequest("invalid_commit", "parentCommit must be 5 to 40 hex characters.", "parentCommit");
-        if (!head.startsWith(parent)) {
+        if (createPr) {
+          // A pull request starts from the commit named, wherever the branch has moved since.
+          const based = await files.resolveObject(repo.row.id, `${parent}^{commit}`);
+          if (!based)
+            throw badRequest(
+              "invalid_commit",
+              `parentCommit ${parent} names no commit of ${repo.fullName}.`,
+              "parentCommit",
+            );
+          head = based;
+        } else if (!head.startsWith(parent)) {
           throw new HubError(
             412,
             "parent_commit_mismatch",
@@ -358,10 +396,23 @@ export function createFilesService({
       }
       const user = await usersRepository.findById(db, principal.userId);
       const body = description ? `\n\n${description}` : "";
+      const opened = createPr
+        ? await pullRequests.openForCommit(repo, principal, {
+            title: header.value.summary,
+            description,
+            targetBranch: branch,
+          })
+        : null;
+      const target = opened
+        ? { ref: `refs/pr/${opened.num}`, expected: ZERO_OID }
+        : prNumber !== null
+          ? { ref: branch, expected: head }
+          : { ref: `refs/heads/${branch}`, expected: head };
       try {
         const commitOid = await files.commit(repo.row.id, {
           branch,
           head,
+          target,
           message: `${header.value.summary}${body}\n`,
           author: {
             name: user?.fullname || principal.handle,
@@ -371,11 +422,17 @@ export function createFilesService({
         });
         await repos.refsUpdated(
           repo,
-          [{ ref: `refs/heads/${branch}`, oldSha: head, newSha: commitOid }],
+          [{ ref: target.ref, oldSha: target.expected, newSha: commitOid }],
           principal.handle,
         );
-        return { commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`, commitOid };
+        await opened?.announce();
+        return {
+          commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`,
+          commitOid,
+          ...(opened ? { pullRequestUrl: opened.url } : {}),
+        };
       } catch (err) {
+        await opened?.abandon();
         if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);
         if (err instanceof RejectedPathError) throw rejectedPath(err.path, err.reason);
         if (err instanceof BranchMovedError)

@@ -12,8 +12,7 @@ interface Listed {
  * Every query parameter `huggingface_hub` 1.28.0 sends to the listings
  * (list_models, list_datasets, list_spaces in hf_api.py) and `@huggingface/hub`
  * sends by itself, each either honoured (its effect checked) or refused with a
- * 400 that names it; and `create_pr`, which preupload and commit refuse until
- * pull requests exist. Nothing is ignored.
+ * 400 that names it; and `create_pr`, which opens a pull request. Nothing is ignored.
  */
 describe.each(DIALECTS)("what the clients send to listings and commits, on %s", (dialect) => {
   let hub: InProcessHub;
@@ -125,7 +124,7 @@ describe.each(DIALECTS)("what the clients send to listings and commits, on %s", 
     }
   });
 
-  it("refuses create_pr on preupload and commit before anything is written", async () => {
+  it("honours create_pr on preupload and commit: a pull request opens and the branch stays put", async () => {
     const head = async () =>
       (await readJson<RepoInfo>(await hub.request("/api/models/alice/first", { token: alice }))).sha;
     const before = await head();
@@ -134,11 +133,7 @@ describe.each(DIALECTS)("what the clients send to listings and commits, on %s", 
       token: alice,
       json: { files: [{ path: "a.txt", size: 1, sample: "" }] },
     });
-    expect(preupload.status).toBe(400);
-    expect(await readJson<ApiError>(preupload)).toMatchObject({
-      code: "unsupported_parameter",
-      field: "create_pr",
-    });
+    expect(preupload.status).toBe(200);
     const body = [
       { key: "header", value: { summary: "Through a pull request" } },
       {
@@ -155,9 +150,11 @@ describe.each(DIALECTS)("what the clients send to listings and commits, on %s", 
         headers: { "content-type": "application/x-ndjson" },
         body,
       });
-    const refused = await commit("?create_pr=1");
-    expect(refused.status).toBe(400);
-    expect((await readJson<ApiError>(refused)).error).toMatch(/pull requests are not available/);
+    const opened = await commit("?create_pr=1");
+    expect(opened.status).toBe(200);
+    expect((await readJson<{ pullRequestUrl: string }>(opened)).pullRequestUrl).toMatch(
+      /\/alice\/first\/discussions\/1$/,
+    );
     expect(await head()).toBe(before);
     // create_pr=0 (or false) asks for no pull request: an ordinary commit.
     expect((await commit("?create_pr=0")).status).toBe(200);

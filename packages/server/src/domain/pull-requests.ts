@@ -1,0 +1,27 @@
+import type { Principal } from "../auth/credential.js";
+import type { FoundRepo } from "./repositories.js";
+
+/**
+ * What the file API and the git transports need of pull requests, implemented
+ * by the discussions area: writing to `refs/pr/{num}` is for its author and the
+ * repository's writers, while it is open (or a draft).
+ */
+export interface PullRequests {
+  /**
+   * Checks that the caller may write to pull request `num` now (its author, or
+   * a writer of the repository; open or draft); throws the HubError otherwise.
+   */
+  authorizeWrite(repo: FoundRepo, principal: Principal, num: number): Promise<void>;
+  /**
+   * Opens a pull request for a commit about to be made (`create_pr=1`): its
+   * number, `abandon` to remove it again when the commit then fails, and
+   * `announce` to tell webhooks and watchers once the commit is on its ref.
+   */
+  openForCommit(
+    repo: FoundRepo,
+    principal: Principal,
+    input: { title: string; description: string; targetBranch: string },
+  ): Promise<{ num: number; url: string; abandon: () => Promise<void>; announce: () => Promise<void> }>;
+  /** The pull requests a push by this caller may update (open or draft: its own, or all of them for writers). */
+  pushable(repo: FoundRepo, principal: Principal, mayWriteBranches: boolean): Promise<number[]>;
+}
