@@ -2,6 +2,7 @@ import { createReadStream, existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { HubError } from "../errors.js";
+import { renderHubError } from "../http/error-handler.js";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** What the hub needs of SvelteKit's built server (`@sveltejs/kit`'s `Server`). */
@@ -34,8 +35,14 @@ const TYPES: Record<string, string> = {
 /** The longest path segment the API's routes take (Fastify's `maxParamLength`). */
 const MAX_API_SEGMENT = 100;
 
-/** Form posts to pages are small; uploads go to the API. */
-const FORM_BODY_LIMIT = 1024 * 1024;
+/** Form posts to pages are small; uploads go to the API. The page TOO_LARGE_PAGE names this limit. */
+export const FORM_BODY_LIMIT = 1024 * 1024;
+
+/** Headers that describe a request's body, left out when SvelteKit is asked for a page without one. */
+const BODY_HEADERS = new Set(["content-type", "content-length", "transfer-encoding"]);
+
+/** The site's page for a form post over FORM_BODY_LIMIT (`packages/web/src/routes/_hub/request-too-large`). */
+const TOO_LARGE_PAGE = "/_hub/request-too-large";
 
 /** Where `packages/web` keeps its build, or null when it has not been built. */
 function webBuildDir(): string | null {
@@ -186,6 +193,37 @@ export async function webRoutes({
       });
     }
 
+    /** SvelteKit's answer to a request for `url`, sent as the reply. */
+    async function render(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      url: string,
+      init: { method: string; body?: Buffer },
+    ) {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value === undefined) continue;
+        if (!init.body && BODY_HEADERS.has(name)) continue;
+        for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+      }
+      const response = await server.respond(
+        new Request(new URL(url, origin), { method: init.method, headers, body: init.body }),
+        {
+          getClientAddress: () => request.ip,
+          platform: { hub: (inner) => answerInProcess(inner, request.ip) },
+        },
+      );
+      reply.status(response.status);
+      response.headers.forEach((value, name) => {
+        if (name === "content-security-policy")
+          reply.header(name, allowRouterConnections(value, routerOrigin));
+        else if (name !== "set-cookie") reply.header(name, value);
+      });
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length > 0) reply.header("set-cookie", cookies);
+      return reply.send(Buffer.from(await response.arrayBuffer()));
+    }
+
     async function page(request: FastifyRequest, reply: FastifyReply) {
       if (request.url.startsWith("/api/")) {
         // The API's own routes refuse an over-long name as 414 before matching; a path that reached the
@@ -201,28 +239,21 @@ export async function webRoutes({
         return reply.callNotFound();
       }
       if (!wantsPage(request)) return reply.callNotFound();
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value === undefined) continue;
-        for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-      }
       const body = request.method === "POST" && Buffer.isBuffer(request.body) ? request.body : undefined;
-      const response = await server.respond(
-        new Request(new URL(request.url, origin), { method: request.method, headers, body }),
-        {
-          getClientAddress: () => request.ip,
-          platform: { hub: (inner) => answerInProcess(inner, request.ip) },
-        },
-      );
-      reply.status(response.status);
-      response.headers.forEach((value, name) => {
-        if (name === "content-security-policy")
-          reply.header(name, allowRouterConnections(value, routerOrigin));
-        else if (name !== "set-cookie") reply.header(name, value);
-      });
-      const cookies = response.headers.getSetCookie();
-      if (cookies.length > 0) reply.header("set-cookie", cookies);
-      return reply.send(Buffer.from(await response.arrayBuffer()));
+      return render(request, reply, request.url, { method: request.method, body });
+    }
+
+    /**
+     * A page's form post over FORM_BODY_LIMIT, refused before it is read, answers with the site's page for it
+     * (413, the limit, the upload page instead) rather than the API's JSON. Any other error, and anything
+     * under /api/, keeps the API's JSON.
+     */
+    async function pageError(error: HubError, request: FastifyRequest, reply: FastifyReply) {
+      if (error.code !== "request_too_large" || request.url.startsWith("/api/") || !wantsPage(request)) {
+        return reply.send(renderHubError(error));
+      }
+      const from = request.url.split("?")[0] ?? "/";
+      return render(request, reply, `${TOO_LARGE_PAGE}?from=${encodeURIComponent(from)}`, { method: "GET" });
     }
 
     async function asset(request: FastifyRequest, reply: FastifyReply) {
@@ -250,7 +281,13 @@ export async function webRoutes({
 
     const config = { access: "public" as const, unmetered: true };
     for (const url of PAGE_PATHS) {
-      app.route({ method: ["GET", "HEAD", "POST"], url, schema: { hide: true }, config, handler: page });
+      app.route({
+        method: ["GET", "HEAD", "POST"],
+        url,
+        schema: { hide: true },
+        config: { ...config, renderError: pageError },
+        handler: page,
+      });
     }
     app.route({ method: ["GET", "HEAD"], url: "/_app/*", schema: { hide: true }, config, handler: asset });
     for (const url of files.keys()) {

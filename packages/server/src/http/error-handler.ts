@@ -10,7 +10,11 @@ declare module "fastify" {
      * Sends this route's errors in another shape than the shared error schema:
      * OAuth's error body, or a page for a browser. The status and headers are already set.
      */
-    renderError?: (error: HubError, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+    renderError?: (
+      error: HubError,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) => FastifyReply | Promise<FastifyReply>;
   }
 }
 

@@ -6,9 +6,10 @@ const CHROMIUM = "/usr/bin/chromium";
 /**
  * A headless Chromium for tests that drive the hub's pages as a person would.
  * No sandbox because tests run as root; no background networking, since the
- * machine reaches nothing beyond loopback.
+ * machine reaches nothing beyond loopback. `args` adds switches, such as
+ * `--host-resolver-rules` to reach the hub under another name.
  */
-export function launchChromium(): Promise<Browser> {
+export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -19,6 +20,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...args,
     ],
   });
 }

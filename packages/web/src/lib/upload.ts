@@ -105,15 +105,24 @@ function messageOf(text: string, status: number): string {
   }
 }
 
-/** SHA-256 of a file, in hex (Web Crypto, which browsers offer on https and on localhost). */
-async function sha256(file: File): Promise<string> {
-  if (!globalThis.crypto?.subtle) {
-    throw new UploadError(
-      "This browser cannot hash files on a page served over plain http; open the hub over https, or upload with the hub CLI.",
-    );
+/** How much of a file is read and hashed at a time, so a file of any size never sits in memory whole. */
+const HASH_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * SHA-256 of a file, in hex, read a slice at a time; `onBytes` hears how much is hashed. It uses
+ * `@noble/hashes` rather than Web Crypto, which browsers offer only in secure contexts (https, localhost):
+ * a hub on a plain-http address must take uploads too, and Web Crypto cannot hash a stream anyway. The
+ * module is loaded the first time a large file is hashed, not with the page.
+ */
+async function sha256(file: File, onBytes: (hashed: number) => void): Promise<string> {
+  const { sha256: algorithm } = await import("@noble/hashes/sha2.js");
+  const hash = algorithm.create();
+  for (let offset = 0; offset < file.size; offset += HASH_CHUNK) {
+    const end = Math.min(offset + HASH_CHUNK, file.size);
+    hash.update(new Uint8Array(await file.slice(offset, end).arrayBuffer()));
+    onBytes(end);
   }
-  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return [...hash.digest()].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** Base64 of a file's bytes, a slice at a time (String.fromCharCode takes only so many arguments). */
@@ -131,8 +140,8 @@ export async function uploadFiles(params: BrowserUploadParams): Promise<CommitRe
   const branchPath = encodeURIComponent(branch);
   const total = files.reduce((sum, { file }) => sum + file.size, 0);
   let loaded = 0;
-  const report = (phase: UploadProgress["phase"], done: number, path?: string) =>
-    onProgress?.({ phase, loaded: done, total, ...(path ? { path } : {}) });
+  const report = (phase: UploadProgress["phase"], done: number, path?: string, of = total) =>
+    onProgress?.({ phase, loaded: done, total: of, ...(path ? { path } : {}) });
   report("checking", 0);
 
   const samples = await Promise.all(
@@ -151,9 +160,15 @@ export async function uploadFiles(params: BrowserUploadParams): Promise<CommitRe
   const ignored = new Set(modes.files.filter((f) => f.shouldIgnore).map((f) => f.path));
   const kept = files.filter(({ path }) => !ignored.has(path));
   const lfs: Array<{ path: string; file: File; oid: string }> = [];
-  for (const { path, file } of kept.filter(({ path }) => lfsPaths.has(path))) {
-    report("hashing", loaded, path);
-    lfs.push({ path, file, oid: await sha256(file) });
+  const toHash = kept.filter(({ path }) => lfsPaths.has(path));
+  // Hashing reads every large file once before anything is sent: its progress is its own, over their bytes.
+  const hashTotal = toHash.reduce((sum, { file }) => sum + file.size, 0);
+  let hashed = 0;
+  for (const { path, file } of toHash) {
+    report("hashing", hashed, path, hashTotal);
+    const oid = await sha256(file, (bytes) => report("hashing", hashed + bytes, path, hashTotal));
+    hashed += file.size;
+    lfs.push({ path, file, oid });
   }
 
   if (lfs.length > 0) {

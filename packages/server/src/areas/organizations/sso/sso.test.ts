@@ -15,6 +15,7 @@ import { FakeOpenIdProvider, type Tamper } from "../../../test-support/fake-open
 import { git, withToken } from "../../../test-support/git-client.js";
 import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { HTML, pageText } from "../../../test-support/web.js";
 
 const CLIENT_ID = "hub-client";
 const CLIENT_SECRET = "idp-client-secret-Zq7wR2mK9xV4";
@@ -595,5 +596,172 @@ describe("organization single sign-on without HUB_SSO_ALLOW_PRIVATE", () => {
       json: { issuer: "https://idp.example.com/realms/acme", clientId: "c", clientSecret: "s" },
     });
     expect(ok.status).toBe(200);
+  });
+});
+
+/**
+ * The same sign-in as a person's browser makes it (Accept: text/html, the session cookie): the hub sends it
+ * on to the organization's page, or to the site's page for the failure, never JSON; API clients keep JSON.
+ */
+describe("organization single sign-on in a browser", () => {
+  let hub: InProcessHub;
+  const idp = new FakeOpenIdProvider();
+  const cookies: Record<string, string> = {};
+  let admin = "";
+
+  const browse = (as: string | null, pathname: string) =>
+    hub.request(pathname, {
+      redirect: "manual",
+      headers: { ...HTML, ...(as ? { cookie: cookies[as] ?? "" } : {}) },
+    });
+  const locationOf = (response: Response) => response.headers.get("location") ?? "";
+  const errorPage = (code: string) => `/organizations/acme/sso/error?code=${code}`;
+
+  /** Starts a sign-in in the browser and follows the provider back; returns the callback path (with its query). */
+  async function callbackFor(as: string): Promise<string> {
+    const login = await browse(as, "/api/organizations/acme/sso/login");
+    expect(login.status, await login.clone().text()).toBe(302);
+    const approved = await fetch(locationOf(login), { redirect: "manual" });
+    expect(approved.status).toBe(302);
+    const back = new URL(locationOf(approved));
+    for (const name of ["code", "state"]) {
+      const secret = back.searchParams.get(name);
+      if (secret) hub.secrets.add(secret);
+    }
+    return `${back.pathname}${back.search}`;
+  }
+  const promptsOf = async (as: string) => {
+    const response = await hub.request("/api/me/organization-sso", {
+      headers: { cookie: cookies[as] ?? "" },
+    });
+    return (await readJson<OrganizationSsoPrompts>(response)).organizations.map((org) => org.name);
+  };
+  /** The site's page a failure lands on: its layout, its message for the code, never the API's JSON. */
+  async function failurePage(location: string, message: RegExp): Promise<string> {
+    const body = await pageText(hub, location, { cookie: cookies.bob });
+    expect(body).toContain('<nav aria-label="Main"');
+    expect(body).toContain("Single sign-on to acme did not finish");
+    expect(body).toMatch(message);
+    expect(body).not.toContain('"error":');
+    return body;
+  }
+
+  beforeAll(async () => {
+    await idp.start();
+    idp.registerClient(CLIENT_ID, CLIENT_SECRET);
+    hub = await startInProcessHub({ env: { HUB_SSO_ALLOW_PRIVATE: "1", HUB_RATE_LIMIT: "1000000" } });
+    hub.secrets.add(CLIENT_SECRET);
+    for (const name of ["alice", "bob", "erin"]) {
+      const { password } = await hub.createUser(name);
+      cookies[name] = await hub.signIn(name, password);
+    }
+    admin = await hub.createToken("alice");
+    expect(
+      (await hub.request("/api/organizations", { method: "POST", token: admin, json: { name: "acme" } }))
+        .status,
+    ).toBe(201);
+    const added = await hub.request("/api/organizations/acme/members", {
+      method: "POST",
+      token: admin,
+      json: { user: "bob", role: "write" },
+    });
+    expect(added.status).toBe(201);
+    const configured = await hub.request("/api/organizations/acme/sso", {
+      method: "PUT",
+      token: admin,
+      json: { issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, required: true },
+    });
+    expect(configured.status, await configured.clone().text()).toBe(200);
+  });
+  afterAll(async () => {
+    for (const issued of idp.issuedTokens) hub?.secrets.add(issued);
+    await hub?.stop();
+    await idp.stop();
+  });
+
+  it("sends the browser on to the organization's page once signed in", async () => {
+    expect(await promptsOf("bob")).toEqual(["acme"]);
+    const callback = await callbackFor("bob");
+    const done = await browse("bob", callback);
+    expect(done.status, await done.clone().text()).toBe(303);
+    expect(locationOf(done)).toBe("/acme");
+    expect(await promptsOf("bob")).toEqual([]);
+    await pageText(hub, "/acme", { cookie: cookies.bob });
+
+    // The same callback again is a failure, shown on the site's page for it.
+    const replayed = await browse("bob", callback);
+    expect(replayed.status).toBe(303);
+    expect(locationOf(replayed)).toBe(errorPage("sso_state_invalid"));
+    const body = await failurePage(
+      locationOf(replayed),
+      /role="alert"[^>]*>This sign-in is unknown, already finished/,
+    );
+    expect(body).toContain('href="/api/organizations/acme/sso/login"');
+  });
+
+  it("keeps the provider's words out of the page: a refusal shows the hub's own message for its code", async () => {
+    const callback = new URL(await callbackFor("bob"), hub.url);
+    callback.searchParams.delete("code");
+    callback.searchParams.set("error", "access_denied");
+    callback.searchParams.set("error_description", "<b>Call 555-0100 to unlock your account</b>");
+    const denied = await browse("bob", `${callback.pathname}${callback.search}`);
+    expect(denied.status).toBe(303);
+    expect(locationOf(denied)).toBe(errorPage("sso_denied"));
+    const body = await failurePage(locationOf(denied), /The identity provider refused the sign-in\./);
+    expect(body).not.toContain("555-0100");
+
+    // A code the page does not know, or free text in its place, gets the page's general message only.
+    for (const code of ["made_up", "Call%20555-0100%20now", "%3Cscript%3Ealert(1)%3C%2Fscript%3E"]) {
+      const page = await failurePage(errorPage(code), /The single sign-on did not finish\./);
+      expect(page).not.toContain("555-0100");
+      expect(page).not.toContain("<script>alert");
+    }
+  });
+
+  it("sends a browser without a hub session to sign in first, and an outsider to the failure page", async () => {
+    const start = await browse(null, "/api/organizations/acme/sso/login");
+    expect(start.status).toBe(303);
+    expect(locationOf(start)).toBe(`/login?next=${encodeURIComponent("/api/organizations/acme/sso/login")}`);
+
+    const callback = await callbackFor("bob");
+    const anonymous = await browse(null, callback);
+    expect(anonymous.status).toBe(303);
+    expect(locationOf(anonymous)).toBe(errorPage("unauthenticated"));
+    const body = await failurePage(locationOf(anonymous), /Sign in to the hub first/);
+    expect(body).toContain(`href="/login?next=${encodeURIComponent("/api/organizations/acme/sso/login")}"`);
+
+    const outsider = await browse("erin", "/api/organizations/acme/sso/login");
+    expect(outsider.status).toBe(303);
+    expect(locationOf(outsider)).toBe(errorPage("forbidden"));
+    await failurePage(locationOf(outsider), /Only the organization(?:'|&#39;)s members sign in/);
+
+    // A name that is no organization stays a path on this hub.
+    const nowhere = await browse("bob", "/api/organizations/%2F%2Fevil.example/sso/callback?state=x&code=y");
+    expect(nowhere.status).toBe(303);
+    expect(locationOf(nowhere)).toBe("/organizations/%2F%2Fevil.example/sso/error?code=not_found");
+  });
+
+  it("answers API clients with JSON as before, whatever cookie they carry", async () => {
+    const callback = await callbackFor("bob");
+    const first = await hub.request(callback, { headers: { cookie: cookies.bob ?? "" } });
+    expect(first.status).toBe(200);
+    expect((await readJson<SsoAuthorization>(first)).organization).toBe("acme");
+    const again = await hub.request(callback, { headers: { cookie: cookies.bob ?? "" } });
+    expect(again.status).toBe(400);
+    expect((await readJson<ApiError>(again)).code).toBe("sso_state_invalid");
+    const anonymous = await hub.request("/api/organizations/acme/sso/login", { redirect: "manual" });
+    expect(anonymous.status).toBe(401);
+    expect((await readJson<ApiError>(anonymous)).code).toBe("unauthenticated");
+  });
+
+  it("offers a working sign-in link where the organization's settings are closed until single sign-on", async () => {
+    const closed = await browse("alice", "/organizations/acme/settings/members");
+    const body = await closed.text();
+    expect(closed.status, body.slice(0, 300)).toBe(403);
+    expect(body).toContain("Sign in with the organization");
+    expect(body).toMatch(/href="\/api\/organizations\/acme\/sso\/login"[^>]*>Sign in with single sign-on/);
+    const start = await browse("alice", "/api/organizations/acme/sso/login");
+    expect(start.status).toBe(302);
+    expect(locationOf(start)).toContain(`${idp.issuer}/authorize?`);
   });
 });
