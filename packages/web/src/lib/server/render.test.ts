@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { highlightFile, isProbablyText, renderCard } from "./render.js";
+import { highlightFile, isProbablyText, renderCard, renderMarkdown } from "./render.js";
 import type { RepoLinks } from "./render.js";
 
 const links: RepoLinks = { blobBase: "/alice/gpt/blob/main", rawBase: "/alice/gpt/resolve/main" };
@@ -368,5 +368,33 @@ describe("isProbablyText", () => {
 
   it("rejects a file that itself ends inside a character", () => {
     expect(isProbablyText(encode("abé").subarray(0, 3))).toBe(false);
+  });
+});
+
+describe("renderMarkdown (comments)", () => {
+  it("sanitizes as a card does and resolves relative links in the repository", () => {
+    const html = renderMarkdown(
+      [
+        "See [the notes](docs/notes.md) and ![chart](chart.png).",
+        "",
+        '<script>alert(1)</script><img src=x onerror="alert(2)"><a href="javascript:alert(3)">go</a>',
+        "",
+        "```python",
+        "print('hi')",
+        "```",
+      ].join("\n"),
+      links,
+    );
+    expect(html).toContain('href="/alice/gpt/blob/main/docs/notes.md"');
+    expect(html).toContain('src="/alice/gpt/resolve/main/chart.png"');
+    expect(html).not.toMatch(/<script|onerror|javascript:/i);
+    expect(html).toContain('<code class="hljs">');
+  });
+
+  it("keeps a leading --- as Markdown and gives headings no id", () => {
+    const html = renderMarkdown('---\n\n## main\n\n<h2 id="content">x</h2>', links);
+    expect(html).toContain("<hr />");
+    expect(html).toContain("<h2>main</h2>");
+    expect(html).not.toContain("id=");
   });
 });

@@ -168,6 +168,20 @@ export function renderCard(markdown: string, links: RepoLinks): RenderedCard {
   return { html: sanitizeHtml(rendered, sanitizeOptions(links, headingMarker)), metadata, metadataError };
 }
 
+/**
+ * Renders Markdown someone wrote on the hub (a discussion's comment, its preview) with exactly the card's
+ * parser, highlighting and sanitizer, relative links and images resolving in the repository. It has no front
+ * matter, and its headings get no `id`: many comments share a page, and their authors must not name the page's
+ * elements.
+ */
+export function renderMarkdown(markdown: string, links: RepoLinks): string {
+  const headingMarker = `hub-heading-${randomUUID()}:`;
+  const rendered = markdownParser(headingMarker, false).parse(markdown.replace(/^\uFEFF/, ""), {
+    async: false,
+  });
+  return sanitizeHtml(rendered, sanitizeOptions(links, headingMarker));
+}
+
 interface FrontMatter {
   body: string;
   metadata: Record<string, unknown> | null;
@@ -209,14 +223,14 @@ function describeYamlError(error: unknown): string {
   return `The front matter is not valid YAML${where}: ${reason}`;
 }
 
-function markdownParser(headingMarker: string): Marked {
+function markdownParser(headingMarker: string, headingIds = true): Marked {
   const slugs = new GithubSlugger();
   return new Marked({
     gfm: true,
     async: false,
     renderer: {
       heading({ tokens, depth }: Tokens.Heading): string {
-        const slug = slugs.slug(plainText(tokens));
+        const slug = headingIds ? slugs.slug(plainText(tokens)) : "";
         const id = slug === "" ? "" : ` id="${escapeHtml(headingMarker + slug)}"`;
         return `<h${depth}${id}>${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
