@@ -4,6 +4,7 @@ import { ApiFailure, asPageError, call, load as apiLoad } from "$lib/server/api"
 import { writeAccess } from "$lib/server/write";
 import { addressOf } from "$lib/server/repo";
 import { servedModel } from "$lib/server/inference";
+import { openCount } from "$lib/server/discussions";
 import type { LayoutServerLoad } from "./$types";
 
 interface Refs {
@@ -37,16 +38,18 @@ const FIELDS_QUERY = FIELDS.map((field) => `expand[]=${field}`).join("&");
 
 export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => {
   const address = addressOf(params);
-  const [{ data: repo }, { data: refs }, { data: hub }, write, inference] = await Promise.all([
-    call<Pick<RepoInfo, "_id" | "id" | (typeof FIELDS)[number]>>(
-      fetch,
-      `${address.api}?${FIELDS_QUERY}`,
-    ).catch((err: unknown) => followRename(err, address.href, url)),
-    apiLoad<Refs>(fetch, `${address.api}/refs`),
-    apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
-    writeAccess(fetch, address, locals.viewer !== null),
-    address.kind === "model" ? servedModel(fetch, address.id) : Promise.resolve(null),
-  ]);
+  const [{ data: repo }, { data: refs }, { data: hub }, write, inference, openDiscussions] =
+    await Promise.all([
+      call<Pick<RepoInfo, "_id" | "id" | (typeof FIELDS)[number]>>(
+        fetch,
+        `${address.api}?${FIELDS_QUERY}`,
+      ).catch((err: unknown) => followRename(err, address.href, url)),
+      apiLoad<Refs>(fetch, `${address.api}/refs`),
+      apiLoad<{ git_url: string; ssh_url: string }>(fetch, "/.well-known/hub-configuration"),
+      writeAccess(fetch, address, locals.viewer !== null),
+      address.kind === "model" ? servedModel(fetch, address.id) : Promise.resolve(null),
+      openCount(fetch, address),
+    ]);
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
     : (refs.branches[0]?.name ?? "main");
@@ -60,5 +63,7 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => 
     write,
     /** The Router's entry for this model when it serves it: the Inference tab shows then. */
     inference,
+    /** Open discussions and pull requests, for the Community tab (null when the API would not say). */
+    openDiscussions,
   };
 };
