@@ -33,6 +33,11 @@ export interface BrowserUploadParams {
   repoHref: string;
   /** The branch to commit to. */
   branch: string;
+  /**
+   * Open a new pull request against `branch` holding the commit instead of moving the branch (`create_pr=1` on
+   * preupload and commit, as the clients send it); what a signed-in viewer who may not write can do.
+   */
+  createPr?: boolean;
   files: Array<{ path: string; file: File }>;
   summary: string;
   description?: string;
@@ -134,10 +139,11 @@ async function base64(file: File): Promise<string> {
   return btoa(binary);
 }
 
-/** Uploads the files in one commit on `branch` and answers the commit. */
+/** Uploads the files in one commit on `branch` (or in a new pull request against it) and answers the commit. */
 export async function uploadFiles(params: BrowserUploadParams): Promise<CommitResponse> {
   const { api, repoHref, branch, files, onProgress } = params;
   const branchPath = encodeURIComponent(branch);
+  const query = params.createPr ? "?create_pr=1" : "";
   const total = files.reduce((sum, { file }) => sum + file.size, 0);
   let loaded = 0;
   const report = (phase: UploadProgress["phase"], done: number, path?: string, of = total) =>
@@ -152,7 +158,7 @@ export async function uploadFiles(params: BrowserUploadParams): Promise<CommitRe
     })),
   );
   const modes = await post<PreuploadResponse>(
-    `${api}/preupload/${branchPath}`,
+    `${api}/preupload/${branchPath}${query}`,
     { files: samples },
     "Checking the files",
   );
@@ -177,7 +183,8 @@ export async function uploadFiles(params: BrowserUploadParams): Promise<CommitRe
       operation: "upload",
       transfers: ["basic"],
       objects: [...unique.values()].map(({ oid, file }) => ({ oid, size: file.size })),
-      ref: { name: `refs/heads/${branch}` },
+      // A pull request's ref does not exist until its commit does: its objects are sent without one.
+      ...(params.createPr ? {} : { ref: { name: `refs/heads/${branch}` } }),
       hash_algo: "sha256",
     };
     const answer = await post<LfsBatchResponse>(
@@ -238,7 +245,7 @@ export async function uploadFiles(params: BrowserUploadParams): Promise<CommitRe
   const regularBytes = total - loaded;
   const committed = await send(
     "POST",
-    `${api}/commit/${branchPath}`,
+    `${api}/commit/${branchPath}${query}`,
     { "content-type": "application/x-ndjson", accept: "application/json", "x-csrf-token": csrfToken() },
     body,
     (bytes) => report("committing", before + Math.min(regularBytes, (bytes / body.size) * regularBytes)),

@@ -2,6 +2,7 @@ import { error, fail, type ActionFailure, type RequestEvent } from "@sveltejs/ki
 import type { AuthCheck, CommitItem, CommitLine, CommitResponse } from "@hub/api";
 import { ApiFailure, call } from "$lib/server/api";
 import type { RepoAddress } from "$lib/server/repo";
+import { pullRequestPage } from "$lib/pull-requests";
 import { encodePath } from "$lib/repos";
 
 type Fetch = RequestEvent["fetch"];
@@ -32,6 +33,17 @@ export async function writeAccess(
     if (!(err instanceof ApiFailure)) throw err;
     return { allowed: false, refusal: err.message, status: err.status };
   }
+}
+
+/**
+ * For the pages that change files (new, edit, delete): a writer commits as they choose; a signed-in viewer the
+ * API will not let write may still propose the change as a pull request (`create_pr`), which is all their form
+ * offers (`prOnly`). The anonymous get the page's refusal, asking them to sign in. The API judges the commit.
+ */
+export function requireProposer(write: WriteAccess): { prOnly: boolean } {
+  if (write.allowed) return { prOnly: false };
+  if (write.status === 401) requireWrite(write);
+  return { prOnly: true };
 }
 
 /** Stops a page that writes when the API would refuse the viewer: its refusal is the page (see RepoError). */
@@ -83,8 +95,11 @@ export async function exists(
 export interface CommitForm {
   summary: string;
   description: string;
-  /** `direct`: the branch the page was opened on; `new`: a branch made for this change from the same commit. */
-  target: "direct" | "new";
+  /**
+   * `direct`: the branch the page was opened on; `new`: a branch made for this change from the same commit;
+   * `pr`: a new pull request against the branch, holding this one commit (`create_pr=1`).
+   */
+  target: "direct" | "new" | "pr";
   newBranch: string;
 }
 
@@ -93,7 +108,7 @@ export function commitForm(form: FormData): CommitForm {
   return {
     summary: String(form.get("summary") ?? "").trim(),
     description: String(form.get("description") ?? "").trim(),
-    target: form.get("target") === "new" ? "new" : "direct",
+    target: form.get("target") === "new" ? "new" : form.get("target") === "pr" ? "pr" : "direct",
     newBranch: String(form.get("newBranch") ?? "").trim(),
   };
 }
@@ -102,10 +117,12 @@ export function commitForm(form: FormData): CommitForm {
 export type WriteFailure<K> = ActionFailure<K & { message: string; field?: string; conflict?: boolean }>;
 
 /**
- * Commits operations on top of `parentCommit` through the NDJSON commit API, on the page's branch or on a new
- * branch made from `parentCommit` first. The API's compare-and-swap refuses the commit when the branch moved
- * since the form was opened (412) or while committing (409): that is reported as a conflict, never retried.
- * Answers the branch the commit landed on, or the failure to return from the action.
+ * Commits operations on top of `parentCommit` through the NDJSON commit API, on the page's branch, on a new
+ * branch made from `parentCommit` first, or in a new pull request against the branch (`?create_pr=1`, which
+ * the API answers with the pull request's address). The API's compare-and-swap refuses the commit when the
+ * branch moved since the form was opened (412) or while committing (409): that is reported as a conflict,
+ * never retried. Answers the branch the commit landed on (and the pull request it opened), or the failure to
+ * return from the action.
  */
 export async function commitChanges<K extends CommitForm>(
   fetch: Fetch,
@@ -119,7 +136,7 @@ export async function commitChanges<K extends CommitForm>(
     /** What the form sent, returned with a failure so nothing typed is lost. */
     keep: K;
   },
-): Promise<{ branch: string; commit: string } | WriteFailure<K>> {
+): Promise<{ branch: string; commit: string; pullRequest: string | null } | WriteFailure<K>> {
   const { fields, keep } = input;
   let branch = input.branch;
   if (fields.target === "new") {
@@ -151,14 +168,18 @@ export async function commitChanges<K extends CommitForm>(
   try {
     const { data } = await call<CommitResponse>(
       fetch,
-      `${address.api}/commit/${encodeURIComponent(branch)}`,
+      `${address.api}/commit/${encodeURIComponent(branch)}${fields.target === "pr" ? "?create_pr=1" : ""}`,
       {
         method: "POST",
         headers: { "content-type": "application/x-ndjson" },
         body: [header, ...input.operations].map((line) => JSON.stringify(line)).join("\n"),
       },
     );
-    return { branch, commit: data.commitOid };
+    return {
+      branch,
+      commit: data.commitOid,
+      pullRequest: data.pullRequestUrl ? pullRequestPage(address.href, data.pullRequestUrl) : null,
+    };
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
     if (err.code === "parent_commit_mismatch" || err.code === "branch_moved") {

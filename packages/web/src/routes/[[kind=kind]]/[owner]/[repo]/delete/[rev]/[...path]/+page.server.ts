@@ -2,14 +2,17 @@ import { error, redirect } from "@sveltejs/kit";
 import type { TreeEntry } from "@hub/api";
 import { call } from "$lib/server/api";
 import { addressOf } from "$lib/server/repo";
-import { commitChanges, commitForm, headOf, requireWrite } from "$lib/server/write";
+import { commitChanges, commitForm, headOf, requireProposer } from "$lib/server/write";
 import { encodePath } from "$lib/repos";
 import type { Actions, PageServerLoad } from "./$types";
 
-/** Confirms deleting a file from a branch, with a commit message; the commit names the head it was asked at. */
+/**
+ * Confirms deleting a file from a branch, with a commit message; the commit names the head it was asked at. A
+ * signed-in viewer who may not write proposes the deletion as a pull request.
+ */
 export const load: PageServerLoad = async ({ parent, params, fetch }) => {
   const { address, write, branches } = await parent();
-  requireWrite(write);
+  const { prOnly } = requireProposer(write);
   if (!branches.includes(params.rev))
     error(400, { message: `${params.rev} is not a branch; files are deleted on a branch.` });
   const parentCommit = await headOf(fetch, address, params.rev);
@@ -19,7 +22,7 @@ export const load: PageServerLoad = async ({ parent, params, fetch }) => {
   });
   const entry = data[0];
   if (!entry || entry.type !== "file") error(404, { message: "Not found" });
-  return { rev: params.rev, path: params.path, parentCommit };
+  return { rev: params.rev, prOnly, path: params.path, parentCommit };
 };
 
 export const actions: Actions = {
@@ -36,6 +39,7 @@ export const actions: Actions = {
       keep: { ...fields },
     });
     if ("status" in done) return done;
+    if (done.pullRequest) redirect(303, done.pullRequest);
     const folder = params.path.split("/").slice(0, -1).join("/");
     redirect(
       303,

@@ -3,17 +3,27 @@ import type { TreeEntry } from "@hub/api";
 import { call, download } from "$lib/server/api";
 import { isProbablyText } from "$lib/server/render";
 import { addressOf } from "$lib/server/repo";
-import { commitChanges, commitForm, fileLine, headOf, requireWrite, submittedText } from "$lib/server/write";
+import {
+  commitChanges,
+  commitForm,
+  fileLine,
+  headOf,
+  requireProposer,
+  submittedText,
+} from "$lib/server/write";
 import { encodePath } from "$lib/repos";
 import type { Actions, PageServerLoad } from "./$types";
 
 /** The largest file the browser edits; bigger ones go through git or the clients. */
 const EDIT_CAP = 512 * 1024;
 
-/** Edit a text file on a branch: its content at the branch's head, which the commit names as its parent. */
+/**
+ * Edit a text file on a branch: its content at the branch's head, which the commit names as its parent. A
+ * signed-in viewer who may not write proposes the edit as a pull request.
+ */
 export const load: PageServerLoad = async ({ parent, params, fetch }) => {
   const { address, write, branches } = await parent();
-  requireWrite(write);
+  const { prOnly } = requireProposer(write);
   if (!branches.includes(params.rev))
     error(400, { message: `${params.rev} is not a branch; files are edited on a branch.` });
   const parentCommit = await headOf(fetch, address, params.rev);
@@ -30,7 +40,14 @@ export const load: PageServerLoad = async ({ parent, params, fetch }) => {
   if (!isProbablyText(bytes))
     error(400, { message: `${params.path} is not text, so it is not edited here.` });
   const content = new TextDecoder().decode(bytes);
-  return { rev: params.rev, path: params.path, parentCommit, content, crlf: content.includes("\r\n") };
+  return {
+    rev: params.rev,
+    prOnly,
+    path: params.path,
+    parentCommit,
+    content,
+    crlf: content.includes("\r\n"),
+  };
 };
 
 export const actions: Actions = {
@@ -48,6 +65,7 @@ export const actions: Actions = {
       keep: { content, ...fields },
     });
     if ("status" in done) return done;
+    if (done.pullRequest) redirect(303, done.pullRequest);
     redirect(303, `${address.href}/blob/${encodeURIComponent(done.branch)}/${encodePath(params.path)}`);
   },
 };

@@ -6,20 +6,28 @@ import {
   exists,
   fileLine,
   headOf,
-  requireWrite,
+  requireProposer,
   submittedText,
 } from "$lib/server/write";
 import { encodePath } from "$lib/repos";
 import type { Actions, PageServerLoad } from "./$types";
 
-/** "Create a new file" on a branch, in the folder the Files tab showed; for those the API lets write. */
+/**
+ * "Create a new file" on a branch, in the folder the Files tab showed: committed by those the API lets write,
+ * proposed as a pull request by the other signed-in viewers.
+ */
 export const load: PageServerLoad = async ({ parent, params, fetch }) => {
   const { address, write, branches } = await parent();
-  requireWrite(write);
+  const { prOnly } = requireProposer(write);
   if (!branches.includes(params.rev))
     error(400, { message: `${params.rev} is not a branch; files are created on a branch.` });
   const parentCommit = await headOf(fetch, address, params.rev);
-  return { rev: params.rev, folder: params.path ? `${params.path.replace(/\/+$/, "")}/` : "", parentCommit };
+  return {
+    rev: params.rev,
+    prOnly,
+    folder: params.path ? `${params.path.replace(/\/+$/, "")}/` : "",
+    parentCommit,
+  };
 };
 
 export const actions: Actions = {
@@ -55,6 +63,7 @@ export const actions: Actions = {
       keep,
     });
     if ("status" in done) return done;
+    if (done.pullRequest) redirect(303, done.pullRequest);
     redirect(303, `${address.href}/blob/${encodeURIComponent(done.branch)}/${encodePath(path)}`);
   },
 };
