@@ -436,7 +436,12 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       if (withDiff && head !== ZERO_OID) {
         // The diff shows file contents: a gated repository's gate guards it as it guards downloads.
         await authorize(principal, "repo:download", repoResource(repo));
-        const from = row.merge_commit && !open ? `${row.merge_commit}^1` : (base ?? head);
+        // A merged pull request's diff is against the branch as it was when it was merged (kept on its merge event).
+        const merged = eventRows.find(
+          (event) => event.type === "status-change" && event.data.includes('"merged"'),
+        );
+        const mergedOnto = merged ? (JSON.parse(merged.data) as { base?: string }).base : undefined;
+        const from = mergedOnto ?? base ?? head;
         const diff = await git.diff(repo.row.id, from, head);
         details.diff = diff.text;
         if (diff.truncated) details.diffTruncated = true;
@@ -705,7 +710,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
           principal.handle,
         );
         if (note) await comment(repo, row, principal, note, "merged");
-        const id = await addEvent(row, "status-change", principal.userId, { status: "merged" });
+        const id = await addEvent(row, "status-change", principal.userId, { status: "merged", base });
         const updated = { ...row, status: "merged", merge_commit: merged.commit };
         await publish(
           {
