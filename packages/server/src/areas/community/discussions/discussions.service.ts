@@ -183,6 +183,25 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     for (const listener of listeners) await listener.discussionActivity({ ...activity, repo: event.repo });
   }
 
+  /** Tells webhooks and listeners that a discussion was opened or changed. */
+  async function announce(
+    repo: FoundRepo,
+    principal: Principal,
+    action: "create" | "update",
+    discussion: DiscussionRow,
+    kind: DiscussionActivity["kind"],
+    eventId: string | null,
+    mentions: string[] = [],
+  ): Promise<void> {
+    await publish(
+      { scope: "discussion", action, repo, actor: principal.handle, discussion: snapshot(discussion) },
+      { discussion, kind, eventId, actorId: principal.userId, mentions },
+    );
+  }
+
+  /** A new comment's stored data. */
+  const freshComment = (raw: string): CommentData => ({ raw, edited: false, hidden: false, numEdits: 0 });
+
   async function addEvent(
     discussion: DiscussionRow,
     type: DiscussionEvent["type"],
@@ -299,12 +318,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     kind: DiscussionActivity["kind"] = "comment",
   ): Promise<string> {
     checkCommentSize(text, "comment");
-    const id = await addEvent(discussion, "comment", principal.userId, {
-      raw: text,
-      edited: false,
-      hidden: false,
-      numEdits: 0,
-    } satisfies CommentData);
+    const id = await addEvent(discussion, "comment", principal.userId, freshComment(text));
     const mentions = (await repo_.usersByHandle(db, mentionedHandles(text)))
       .filter((user) => user.id !== principal.userId)
       .map((user) => user.id);
@@ -436,7 +450,12 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       if (withDiff && head !== ZERO_OID) {
         // The diff shows file contents: a gated repository's gate guards it as it guards downloads.
         await authorize(principal, "repo:download", repoResource(repo));
-        const from = row.merge_commit && !open ? `${row.merge_commit}^1` : (base ?? head);
+        // A merged pull request's diff is against the branch as it was when it was merged (kept on its merge event).
+        const merged = eventRows.find(
+          (event) => event.type === "status-change" && event.data.includes('"merged"'),
+        );
+        const mergedOnto = merged ? (JSON.parse(merged.data) as { base?: string }).base : undefined;
+        const from = mergedOnto ?? base ?? head;
         const diff = await git.diff(repo.row.id, from, head);
         details.diff = diff.text;
         if (diff.truncated) details.diffTruncated = true;
@@ -474,20 +493,12 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         }
         refUpdate = { ref, oldSha: ZERO_OID, newSha: head };
       }
-      await addEvent(row, "comment", principal.userId, {
-        raw: description,
-        edited: false,
-        hidden: false,
-        numEdits: 0,
-      } satisfies CommentData);
+      await addEvent(row, "comment", principal.userId, freshComment(description));
       if (refUpdate) await deps.repos.refsUpdated(repo, [refUpdate], principal.handle);
       const mentions = (await repo_.usersByHandle(db, mentionedHandles(description)))
         .filter((user) => user.id !== principal.userId)
         .map((user) => user.id);
-      await publish(
-        { scope: "discussion", action: "create", repo, actor: principal.handle, discussion: snapshot(row) },
-        { discussion: row, kind: "created", eventId: null, actorId: principal.userId, mentions },
-      );
+      await announce(repo, principal, "create", row, "created", null, mentions);
       return {
         num: row.num,
         url: webUrl(repo, row.num),
@@ -586,16 +597,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       await repo_.update(db, row.id, { title: clean, updated_at: clock().toISOString() });
       const id = await addEvent(row, "title-change", principal.userId, { from: row.title, to: clean });
       const updated = { ...row, title: clean };
-      await publish(
-        {
-          scope: "discussion",
-          action: "update",
-          repo,
-          actor: principal.handle,
-          discussion: snapshot(updated),
-        },
-        { discussion: updated, kind: "title", eventId: id, actorId: principal.userId, mentions: [] },
-      );
+      await announce(repo, principal, "update", updated, "title", id);
       return { newTitle: await eventAnswer(row, id) };
     },
 
@@ -624,16 +626,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       if (note) await comment(repo, row, principal, note, "status");
       const id = await addEvent(row, "status-change", principal.userId, { status });
       const updated = { ...row, status };
-      await publish(
-        {
-          scope: "discussion",
-          action: "update",
-          repo,
-          actor: principal.handle,
-          discussion: snapshot(updated),
-        },
-        { discussion: updated, kind: "status", eventId: id, actorId: principal.userId, mentions: [] },
-      );
+      await announce(repo, principal, "update", updated, "status", id);
       return { newStatus: await eventAnswer(row, id) };
     },
 
@@ -705,18 +698,9 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
           principal.handle,
         );
         if (note) await comment(repo, row, principal, note, "merged");
-        const id = await addEvent(row, "status-change", principal.userId, { status: "merged" });
+        const id = await addEvent(row, "status-change", principal.userId, { status: "merged", base });
         const updated = { ...row, status: "merged", merge_commit: merged.commit };
-        await publish(
-          {
-            scope: "discussion",
-            action: "update",
-            repo,
-            actor: principal.handle,
-            discussion: snapshot(updated),
-          },
-          { discussion: updated, kind: "merged", eventId: id, actorId: principal.userId, mentions: [] },
-        );
+        await announce(repo, principal, "update", updated, "merged", id);
         return { status: "merged" as const, mergeCommitId: merged.commit };
       }
     },
@@ -785,27 +769,12 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         status: "open",
         target_branch: input.targetBranch,
       });
-      await addEvent(row, "comment", principal.userId, {
-        raw: input.description,
-        edited: false,
-        hidden: false,
-        numEdits: 0,
-      } satisfies CommentData);
+      await addEvent(row, "comment", principal.userId, freshComment(input.description));
       return {
         num: row.num,
         url: webUrl(repo, row.num),
         abandon: () => repo_.delete(db, row.id).then(() => undefined),
-        announce: () =>
-          publish(
-            {
-              scope: "discussion",
-              action: "create",
-              repo,
-              actor: principal.handle,
-              discussion: snapshot(row),
-            },
-            { discussion: row, kind: "created", eventId: null, actorId: principal.userId, mentions: [] },
-          ),
+        announce: () => announce(repo, principal, "create", row, "created", null),
       };
     },
 

@@ -89,6 +89,14 @@ describe.each(DIALECTS)("discussions and pull requests on %s", (dialect) => {
       "status-change",
     ]);
     expect(shown.changes).toBeUndefined();
+    const found = await readJson<DiscussionList>(
+      await hub.request(`${api}/discussions?search=${encodeURIComponent("THE card")}`, { token: bob }),
+    );
+    expect(found.discussions.map((d) => d.num)).toEqual([num]);
+    const wild = await readJson<DiscussionList>(
+      await hub.request(`${api}/discussions?search=%25_`, { token: bob }),
+    );
+    expect(wild.count).toBe(0);
     const list = await readJson<DiscussionList>(
       await hub.request(`${api}/discussions?status=closed`, { token: bob }),
     );
@@ -146,6 +154,7 @@ describe.each(DIALECTS)("discussions and pull requests on %s", (dialect) => {
     expect((await details(created.num)).status).toBe("draft");
     const pushed = await commit(bob, created.ref, "Add c.txt", { "c.txt": "c\n" });
     expect(pushed.status, await pushed.clone().text()).toBe(200);
+    expect((await commit(bob, created.ref, "Add e.txt", { "e.txt": "e\n" })).status).toBe(200);
     const shown = await details(created.num, "?diff=1");
     expect(shown.changes?.base).toBe("refs/heads/main");
     expect(shown.filesWithConflicts).toEqual([]);
@@ -162,8 +171,11 @@ describe.each(DIALECTS)("discussions and pull requests on %s", (dialect) => {
     expect(merged.status, await merged.clone().text()).toBe(200);
     const { mergeCommitId } = await readJson<{ mergeCommitId: string }>(merged);
     expect(await file("main", "c.txt")).toBe("c\n");
-    const after = await details(created.num);
+    const after = await details(created.num, "?diff=1");
     expect(after.status).toBe("merged");
+    // The merged pull request still shows what it changed, against the branch it was merged onto.
+    expect(after.diff).toContain("+++ b/c.txt");
+    expect(after.diff).toContain("+++ b/e.txt");
     expect(after.changes?.mergeCommitId).toBe(mergeCommitId);
     // The merged pull request keeps its ref, and refuses more commits.
     expect(await file(created.ref, "c.txt")).toBe("c\n");
