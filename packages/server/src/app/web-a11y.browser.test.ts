@@ -5,7 +5,7 @@ import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
-import { commitFiles, WIDTHS } from "../test-support/web.js";
+import { commitBody, commitFiles, WIDTHS } from "../test-support/web.js";
 
 /** axe-core's browser bundle, evaluated in each page (see `audit`). */
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
@@ -110,6 +110,26 @@ describe("the web site's accessibility (axe-core)", () => {
     );
     sha = commits[0]?.id ?? "";
     expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    // The Community pages: a discussion with a reaction (#1), and a pull request with a diff (#2).
+    await api("/api/models/alice/gpt-tiny/discussions", {
+      title: "How was it trained?",
+      description: "Which **dataset**? See [the card](README.md).",
+    });
+    const [opening] = (
+      await readJson<{ events: { id: string }[] }>(
+        await api("/api/models/alice/gpt-tiny/discussions/1", undefined, "GET"),
+      )
+    ).events;
+    await api(`/api/models/alice/gpt-tiny/discussions/1/comment/${opening?.id ?? ""}/reactions`, {
+      reaction: "🔥",
+    });
+    const proposed = await hub.request("/api/models/alice/gpt-tiny/commit/main?create_pr=1", {
+      method: "POST",
+      token,
+      headers: { "content-type": "application/x-ndjson" },
+      body: commitBody({ "docs/about.md": "# About\n\nMore words, and more.\n" }, { summary: "Expand" }),
+    });
+    expect(proposed.status).toBe(200);
     cookies = (await hub.signIn("alice", password)).split("; ").map((pair) => {
       const [name = "", value = ""] = pair.split("=");
       return { name, value };
@@ -124,7 +144,7 @@ describe("the web site's accessibility (axe-core)", () => {
   /** The pages a visitor (signed in or not) can reach, by URL path. */
   function pages(signedIn: boolean): string[] {
     // `/device` is the server's own page (device-page.ts), in the site's look.
-    if (!signedIn) return ["/", "/login", "/alice/hidden", "/device"];
+    if (!signedIn) return ["/", "/login", "/alice/hidden", "/device", "/alice/gpt-tiny/discussions/1"];
     const repo = "/alice/gpt-tiny";
     return [
       "/",
@@ -139,6 +159,11 @@ describe("the web site's accessibility (axe-core)", () => {
       `${repo}/commits/main`,
       `${repo}/commit/${sha}`,
       `${repo}/settings`,
+      `${repo}/discussions`,
+      `${repo}/discussions/new`,
+      `${repo}/discussions/1`,
+      `${repo}/discussions/2`,
+      `${repo}/discussions/2/files`,
       "/alice/hidden",
       "/new",
       "/alice",
