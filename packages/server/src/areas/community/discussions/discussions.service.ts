@@ -15,6 +15,7 @@ import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
 import type { DiscussionRow } from "../../../db/schema.js";
 import type { PullRequests } from "../../../domain/pull-requests.js";
+import type { DiscussionActivity, DiscussionListener } from "../../../domain/discussion-activity.js";
 import type { DiscussionSnapshot, RepoEvent, RepoEvents } from "../../../domain/repo-events.js";
 import {
   repoResource,
@@ -51,22 +52,6 @@ const MERGE_ATTEMPTS = 3;
 /** `@handle` mentions in a comment: an account's handle after `@`, not inside a word or an e-mail address. */
 const MENTION = /(?<![\w.@/-])@([a-z0-9][a-z0-9-]{0,38})(?![\w-])/gi;
 
-/** What happened in a discussion, for the listeners beside webhooks (notifications). */
-export interface DiscussionActivity {
-  repo: FoundRepo;
-  discussion: DiscussionRow;
-  kind: "created" | "comment" | "status" | "title" | "merged" | "commit";
-  /** The timeline event it added, when it added one. */
-  eventId: string | null;
-  actorId: string | null;
-  /** Accounts a comment mentioned (their ids). */
-  mentions: string[];
-}
-
-export interface DiscussionListener {
-  discussionActivity(activity: DiscussionActivity): Promise<void>;
-}
-
 export interface DiscussionsServiceDeps {
   db: Db;
   clock: () => Date;
@@ -77,6 +62,7 @@ export interface DiscussionsServiceDeps {
   authorize: Authorize;
   events: RepoEvents;
   publicUrl: string;
+  /** Told of every activity after webhooks are (the notifications area). */
   listeners?: DiscussionListener[];
 }
 
