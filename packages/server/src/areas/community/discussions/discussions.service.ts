@@ -295,7 +295,18 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     };
   }
 
-  /** Adds a comment event, after checking its size; tells listeners of mentions. */
+  /** The accounts a text mentions, but the writer: their ids. */
+  async function mentionsIn(text: string, writerId: string): Promise<string[]> {
+    return (await repo_.usersByHandle(db, mentionedHandles(text)))
+      .filter((user) => user.id !== writerId)
+      .map((user) => user.id);
+  }
+
+  /**
+   * Adds a comment event, after checking its size. A plain comment tells the
+   * listeners (with its mentions); the note of a status change or a merge
+   * leaves that to the activity it comes with.
+   */
   async function comment(
     repo: FoundRepo,
     discussion: DiscussionRow,
@@ -305,9 +316,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
   ): Promise<string> {
     checkCommentSize(text, "comment");
     const id = await addEvent(discussion, "comment", principal.userId, freshComment(text));
-    const mentions = (await repo_.usersByHandle(db, mentionedHandles(text)))
-      .filter((user) => user.id !== principal.userId)
-      .map((user) => user.id);
+    const mentions = kind === "comment" ? await mentionsIn(text, principal.userId) : [];
     await publish(
       {
         scope: "discussion.comment",
@@ -481,9 +490,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       }
       await addEvent(row, "comment", principal.userId, freshComment(description));
       if (refUpdate) await deps.repos.refsUpdated(repo, [refUpdate], principal.handle);
-      const mentions = (await repo_.usersByHandle(db, mentionedHandles(description)))
-        .filter((user) => user.id !== principal.userId)
-        .map((user) => user.id);
+      const mentions = await mentionsIn(description, principal.userId);
       await announce(repo, principal, "create", row, "created", null, mentions);
       return {
         num: row.num,
@@ -612,7 +619,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       if (note) await comment(repo, row, principal, note, "status");
       const id = await addEvent(row, "status-change", principal.userId, { status });
       const updated = { ...row, status };
-      await announce(repo, principal, "update", updated, "status", id);
+      const mentions = note ? await mentionsIn(note, principal.userId) : [];
+      await announce(repo, principal, "update", updated, "status", id, mentions);
       return { newStatus: await eventAnswer(row, id) };
     },
 
@@ -686,7 +694,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         if (note) await comment(repo, row, principal, note, "merged");
         const id = await addEvent(row, "status-change", principal.userId, { status: "merged", base });
         const updated = { ...row, status: "merged", merge_commit: merged.commit };
-        await announce(repo, principal, "update", updated, "merged", id);
+        const mentions = note ? await mentionsIn(note, principal.userId) : [];
+        await announce(repo, principal, "update", updated, "merged", id, mentions);
         return { status: "merged" as const, mergeCommitId: merged.commit };
       }
     },
@@ -709,7 +718,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         for (const commit of commits) {
           last = await addEvent(row, "commit", actorRow?.id ?? null, commit);
         }
-        if (last !== null)
+        // The commits a pull request is opened with (create_pr=1 makes its ref) are news of its opening, told once.
+        if (last !== null && update.oldSha !== ZERO_OID)
           for (const listener of listeners)
             await listener.discussionActivity({
               repo,
@@ -760,7 +770,16 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         num: row.num,
         url: webUrl(repo, row.num),
         abandon: () => repo_.delete(db, row.id).then(() => undefined),
-        announce: () => announce(repo, principal, "create", row, "created", null),
+        announce: async () =>
+          announce(
+            repo,
+            principal,
+            "create",
+            row,
+            "created",
+            null,
+            await mentionsIn(input.description, principal.userId),
+          ),
       };
     },
 
