@@ -23,3 +23,4 @@ export * from "./account-deletion.js";
 export * from "./storage.js";
 export * from "./diff.js";
 export * from "./discussions.js";
+export * from "./notifications.js";

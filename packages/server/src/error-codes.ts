@@ -558,6 +558,11 @@ export const ERROR_CODES = {
     area: "discussions",
     summary: "The pull request holds no commit its target branch lacks; push commits to refs/pr/… first.",
   },
+  notification_not_found: {
+    statuses: [404],
+    area: "notifications",
+    summary: "You have no notification …; list them with GET /api/notifications.",
+  },
   otp_already_used: {
     statuses: [401],
     area: "mfa",

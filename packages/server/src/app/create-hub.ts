@@ -60,6 +60,8 @@ import {
   type DiscussionsService,
 } from "../areas/community/discussions/discussions.service.js";
 import { createPullRequestGit } from "../git/pull-requests.js";
+import { createNotificationListener } from "../areas/community/notifications/notification-listener.js";
+import { createNotificationsService } from "../areas/community/notifications/notifications.service.js";
 import { createPapersService } from "../areas/community/papers/papers.service.js";
 import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
 import { createStorageService } from "../areas/repositories/storage/storage.service.js";
@@ -211,7 +213,9 @@ export async function createHub(
     authorize,
     events,
     publicUrl: config.publicUrl,
+    listeners: [createNotificationListener({ db, clock, publicUrl: config.publicUrl, logger })],
   });
+  const notifications = createNotificationsService({ db, clock, publicUrl: config.publicUrl, repos });
   const git = createGitService({ storage, repos, maxGitBlobBytes: config.maxGitBlobBytes });
   const usernames = createUsernameService({
     db,
@@ -359,6 +363,7 @@ export async function createHub(
     gating,
     papers,
     discussions,
+    notifications,
     follows,
     repoDuplication,
     repoStorage,

@@ -17,6 +17,8 @@ import type { ContentPreferencesService } from "../areas/accounts/content-prefer
 import { papersRoutes } from "../areas/community/papers/papers.routes.js";
 import { discussionsRoutes } from "../areas/community/discussions/discussions.routes.js";
 import type { DiscussionsService } from "../areas/community/discussions/discussions.service.js";
+import { notificationsRoutes } from "../areas/community/notifications/notifications.routes.js";
+import type { NotificationsService } from "../areas/community/notifications/notifications.service.js";
 import type { PapersService } from "../areas/community/papers/papers.service.js";
 import { followsRoutes } from "../areas/accounts/follows/follows.routes.js";
 import { storageRoutes } from "../areas/repositories/storage/storage.routes.js";
@@ -105,6 +107,7 @@ export interface AppDeps {
   gating: GatingService;
   papers: PapersService;
   discussions: DiscussionsService;
+  notifications: NotificationsService;
   follows: FollowsService;
   repoStorage: StorageService;
   repoDuplication: RepoDuplication;
@@ -283,6 +286,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mfaRoutes({ mfa: deps.mfa }));
   await app.register(papersRoutes({ papers: deps.papers }));
   await app.register(discussionsRoutes({ repos: deps.repos, discussions: deps.discussions }));
+  await app.register(notificationsRoutes({ repos: deps.repos, notifications: deps.notifications }));
   await app.register(followsRoutes({ follows: deps.follows, publicUrl: config.publicUrl }));
   await app.register(tagsRoutes());
   await app.register(storageRoutes({ storage: deps.repoStorage, repos: deps.repos, orgs: deps.orgs }));

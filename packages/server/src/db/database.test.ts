@@ -65,6 +65,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0022-follows-and-space-sdk",
         "0023-change-notes",
         "0024-session-inference-tokens",
+        "0025-discussions",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -97,6 +98,11 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "payment_methods",
           "user_follows",
           "organization_follows",
+          "discussions",
+          "discussion_events",
+          "discussion_reactions",
+          "notifications",
+          "repo_watches",
         ]),
       );
     } finally {

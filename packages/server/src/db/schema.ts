@@ -496,13 +496,18 @@ export interface DiscussionReactionRow {
   created_at: string;
 }
 
-/** Something in a discussion an account is told of; `reason` says why it reached them. */
+/**
+ * Something in a discussion an account is told of: `activity` says what
+ * happened (created, comment, status, title, merged, commit), `reason` why it
+ * reached them (mention, participating, owner, watching).
+ */
 export interface NotificationRow {
   id: string;
   user_id: string;
   discussion_id: string;
   event_id: string | null;
   reason: string;
+  activity: string;
   actor_id: string | null;
   read_at: string | null;
   created_at: string;

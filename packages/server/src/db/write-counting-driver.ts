@@ -20,13 +20,19 @@ export interface WriteCount {
 
 /**
  * Tables no cached read depends on, written often (activity counts, webhook
- * deliveries, the usage ledger): writing them retires nothing.
+ * deliveries, the usage ledger, discussions and notifications): writing them
+ * retires nothing.
  */
 const UNCACHED_TABLES = new Set([
   "account_activity",
   "webhook_deliveries",
   "webhook_attempts",
   "inference_usage",
+  "notifications",
+  "discussions",
+  "discussion_events",
+  "discussion_reactions",
+  "repo_watches",
 ]);
 /** A column whose update alone decides nothing: a token's or key's last use, noted as it is used. */
 const USE_NOTES = new Map([

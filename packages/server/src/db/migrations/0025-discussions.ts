@@ -56,6 +56,7 @@ export const discussions: Migration = {
       .addColumn("discussion_id", "text", (c) => c.notNull().references("discussions.id").onDelete("cascade"))
       .addColumn("event_id", "text", (c) => c.references("discussion_events.id").onDelete("cascade"))
       .addColumn("reason", "text", (c) => c.notNull())
+      .addColumn("activity", "text", (c) => c.notNull())
       .addColumn("actor_id", "text", (c) => c.references("users.id").onDelete("set null"))
       .addColumn("read_at", "text")
       .addColumn("created_at", "text", (c) => c.notNull())
@@ -65,6 +66,13 @@ export const discussions: Migration = {
       .on("notifications")
       .columns(["user_id", "created_at"])
       .execute();
+    // Deleting a discussion (with its repository) removes its notifications: found by index, not by a scan.
+    await db.schema
+      .createIndex("notifications_discussion_idx")
+      .on("notifications")
+      .column("discussion_id")
+      .execute();
+    await db.schema.createIndex("notifications_event_idx").on("notifications").column("event_id").execute();
     await db.schema
       .createTable("repo_watches")
       .addColumn("user_id", "text", (c) => c.notNull().references("users.id").onDelete("cascade"))
@@ -74,6 +82,12 @@ export const discussions: Migration = {
       .addColumn("mode", "text", (c) => c.notNull())
       .addColumn("created_at", "text", (c) => c.notNull())
       .addPrimaryKeyConstraint("repo_watches_pk", ["user_id", "repository_id"])
+      .execute();
+    // Every discussion activity reads its repository's watchers.
+    await db.schema
+      .createIndex("repo_watches_repository_idx")
+      .on("repo_watches")
+      .column("repository_id")
       .execute();
   },
   async down(db: Kysely<unknown>) {

@@ -15,6 +15,7 @@ import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
 import type { DiscussionRow } from "../../../db/schema.js";
 import type { PullRequests } from "../../../domain/pull-requests.js";
+import type { DiscussionActivity, DiscussionListener } from "../../../domain/discussion-activity.js";
 import type { DiscussionSnapshot, RepoEvent, RepoEvents } from "../../../domain/repo-events.js";
 import {
   repoResource,
@@ -51,22 +52,6 @@ const MERGE_ATTEMPTS = 3;
 /** `@handle` mentions in a comment: an account's handle after `@`, not inside a word or an e-mail address. */
 const MENTION = /(?<![\w.@/-])@([a-z0-9][a-z0-9-]{0,38})(?![\w-])/gi;
 
-/** What happened in a discussion, for the listeners beside webhooks (notifications). */
-export interface DiscussionActivity {
-  repo: FoundRepo;
-  discussion: DiscussionRow;
-  kind: "created" | "comment" | "status" | "title" | "merged" | "commit";
-  /** The timeline event it added, when it added one. */
-  eventId: string | null;
-  actorId: string | null;
-  /** Accounts a comment mentioned (their ids). */
-  mentions: string[];
-}
-
-export interface DiscussionListener {
-  discussionActivity(activity: DiscussionActivity): Promise<void>;
-}
-
 export interface DiscussionsServiceDeps {
   db: Db;
   clock: () => Date;
@@ -77,6 +62,7 @@ export interface DiscussionsServiceDeps {
   authorize: Authorize;
   events: RepoEvents;
   publicUrl: string;
+  /** Told of every activity after webhooks are (the notifications area). */
   listeners?: DiscussionListener[];
 }
 
@@ -309,7 +295,18 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     };
   }
 
-  /** Adds a comment event, after checking its size; tells listeners of mentions. */
+  /** The accounts a text mentions, but the writer: their ids. */
+  async function mentionsIn(text: string, writerId: string): Promise<string[]> {
+    return (await repo_.usersByHandle(db, mentionedHandles(text)))
+      .filter((user) => user.id !== writerId)
+      .map((user) => user.id);
+  }
+
+  /**
+   * Adds a comment event, after checking its size. A plain comment tells the
+   * listeners (with its mentions); the note of a status change or a merge
+   * leaves that to the activity it comes with.
+   */
   async function comment(
     repo: FoundRepo,
     discussion: DiscussionRow,
@@ -319,9 +316,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
   ): Promise<string> {
     checkCommentSize(text, "comment");
     const id = await addEvent(discussion, "comment", principal.userId, freshComment(text));
-    const mentions = (await repo_.usersByHandle(db, mentionedHandles(text)))
-      .filter((user) => user.id !== principal.userId)
-      .map((user) => user.id);
+    const mentions = kind === "comment" ? await mentionsIn(text, principal.userId) : [];
     await publish(
       {
         scope: "discussion.comment",
@@ -495,9 +490,7 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       }
       await addEvent(row, "comment", principal.userId, freshComment(description));
       if (refUpdate) await deps.repos.refsUpdated(repo, [refUpdate], principal.handle);
-      const mentions = (await repo_.usersByHandle(db, mentionedHandles(description)))
-        .filter((user) => user.id !== principal.userId)
-        .map((user) => user.id);
+      const mentions = await mentionsIn(description, principal.userId);
       await announce(repo, principal, "create", row, "created", null, mentions);
       return {
         num: row.num,
@@ -626,7 +619,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
       if (note) await comment(repo, row, principal, note, "status");
       const id = await addEvent(row, "status-change", principal.userId, { status });
       const updated = { ...row, status };
-      await announce(repo, principal, "update", updated, "status", id);
+      const mentions = note ? await mentionsIn(note, principal.userId) : [];
+      await announce(repo, principal, "update", updated, "status", id, mentions);
       return { newStatus: await eventAnswer(row, id) };
     },
 
@@ -700,7 +694,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         if (note) await comment(repo, row, principal, note, "merged");
         const id = await addEvent(row, "status-change", principal.userId, { status: "merged", base });
         const updated = { ...row, status: "merged", merge_commit: merged.commit };
-        await announce(repo, principal, "update", updated, "merged", id);
+        const mentions = note ? await mentionsIn(note, principal.userId) : [];
+        await announce(repo, principal, "update", updated, "merged", id, mentions);
         return { status: "merged" as const, mergeCommitId: merged.commit };
       }
     },
@@ -723,7 +718,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         for (const commit of commits) {
           last = await addEvent(row, "commit", actorRow?.id ?? null, commit);
         }
-        if (last !== null)
+        // The commits a pull request is opened with (create_pr=1 makes its ref) are news of its opening, told once.
+        if (last !== null && update.oldSha !== ZERO_OID)
           for (const listener of listeners)
             await listener.discussionActivity({
               repo,
@@ -774,7 +770,16 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         num: row.num,
         url: webUrl(repo, row.num),
         abandon: () => repo_.delete(db, row.id).then(() => undefined),
-        announce: () => announce(repo, principal, "create", row, "created", null),
+        announce: async () =>
+          announce(
+            repo,
+            principal,
+            "create",
+            row,
+            "created",
+            null,
+            await mentionsIn(input.description, principal.userId),
+          ),
       };
     },
 
