@@ -22,6 +22,7 @@ const RESERVED = new Set([
   "me",
   "models",
   "new",
+  "notifications",
   "organizations",
   "settings",
   "spaces",
