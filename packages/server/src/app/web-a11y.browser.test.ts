@@ -130,6 +130,14 @@ describe("the web site's accessibility (axe-core)", () => {
       body: commitBody({ "docs/about.md": "# About\n\nMore words, and more.\n" }, { summary: "Expand" }),
     });
     expect(proposed.status).toBe(200);
+    // Bob replies mentioning alice: her inbox has an unread notification.
+    await hub.createUser("bob");
+    const reply = await hub.request("/api/models/alice/gpt-tiny/discussions/1/comment", {
+      method: "POST",
+      token: await hub.createToken("bob"),
+      json: { comment: "@alice the card says it: short stories." },
+    });
+    expect(reply.status).toBe(200);
     cookies = (await hub.signIn("alice", password)).split("; ").map((pair) => {
       const [name = "", value = ""] = pair.split("=");
       return { name, value };
@@ -164,6 +172,7 @@ describe("the web site's accessibility (axe-core)", () => {
       `${repo}/discussions/1`,
       `${repo}/discussions/2`,
       `${repo}/discussions/2/files`,
+      "/notifications",
       "/alice/hidden",
       "/new",
       "/alice",

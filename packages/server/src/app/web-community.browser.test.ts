@@ -15,30 +15,22 @@ import {
 
 /**
  * Discussions and pull requests in a real Chromium against a real `hubd`: bob opens a discussion on alice's
- * model (with a preview), alice replies mentioning him, bob reacts; bob, who may not write, proposes an edit
- * from the edit form and an upload from the upload page, each opening a pull request; alice reviews the upload's
- * Files changed and merges it, and the file is on main. Both browsers are watched for dialogs, console errors
- * and requests to any other origin.
+ * model (with a preview), alice replies mentioning him, bob finds the mention in his inbox (the header counts it)
+ * and reacts; bob, who may not write, proposes an edit from the edit form and an upload from the upload page,
+ * each opening a pull request; alice reviews the upload's Files changed and merges it, and the file is on main.
+ * Both browsers are watched for dialogs, console errors and requests to any other origin.
  */
 describe("discussions and pull requests in the browser", () => {
   let hub: TestHub;
   let browser: Browser;
-  let alice: string;
-  let alicePassword: string;
-  let bobPassword: string;
 
   const shot = (page: Page, name: string) => screenshot(page, `community-${name}`);
-  const details = async (repo: string, num: number) =>
-    readJson<DiscussionDetails>(
-      await hub.request(`/api/models/${repo}/discussions/${num}`, { token: alice }),
-    );
+  const details = async (token: string, repo: string, num: number) =>
+    readJson<DiscussionDetails>(await hub.request(`/api/models/${repo}/discussions/${num}`, { token }));
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     hub = await startHub();
-    ({ password: alicePassword } = await hub.createUser("alice"));
-    ({ password: bobPassword } = await hub.createUser("bob"));
-    alice = await hub.createToken("alice");
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -57,7 +49,12 @@ describe("discussions and pull requests in the browser", () => {
   }
 
   it.each(WIDTHS)("discusses, proposes and merges at %i pixels", async (width) => {
-    const repo = `alice/journey-${width}`;
+    // People of their own at each width, so each inbox holds only this journey's news.
+    const [aliceName, bobName] = [`alice${width}`, `bob${width}`];
+    const { password: alicePassword } = await hub.createUser(aliceName);
+    const { password: bobPassword } = await hub.createUser(bobName);
+    const alice = await hub.createToken(aliceName);
+    const repo = `${aliceName}/journey`;
     const base = `/${repo}`;
     const created = await hub.request("/api/repos", {
       method: "POST",
@@ -74,7 +71,7 @@ describe("discussions and pull requests in the browser", () => {
     );
 
     // Bob opens a discussion from the Community tab, previewing his Markdown first.
-    const bob = await signedIn(width, "bob", bobPassword, base);
+    const bob = await signedIn(width, bobName, bobPassword, base);
     await bob.page
       .getByRole("navigation", { name: "Repository" })
       .getByRole("link", { name: "Community" })
@@ -102,33 +99,46 @@ describe("discussions and pull requests in the browser", () => {
     await bob.page.getByRole("heading", { name: "How was it trained? #1" }).waitFor();
 
     // Alice replies, mentioning bob.
-    const aliceSide = await signedIn(width, "alice", alicePassword, `${base}/discussions/1`);
+    const aliceSide = await signedIn(width, aliceName, alicePassword, `${base}/discussions/1`);
     const reply = aliceSide.page.getByLabel("Comment", { exact: true });
-    await reply.fill("Thanks @bob: on **tiny stories**.");
+    await reply.fill(`Thanks @${bobName}: on **tiny stories**.`);
     await aliceSide.page.getByRole("button", { name: "Preview" }).click();
     await aliceSide.page
       .getByRole("region", { name: "Preview of comment" })
       .locator("strong", { hasText: "tiny stories" })
       .waitFor();
-    expect(await reply.inputValue()).toBe("Thanks @bob: on **tiny stories**.");
+    expect(await reply.inputValue()).toBe(`Thanks @${bobName}: on **tiny stories**.`);
     await aliceSide.page.getByRole("button", { name: "Comment", exact: true }).click();
-    const aliceComment = aliceSide.page.getByRole("article", { name: "Comment by alice" });
+    const aliceComment = aliceSide.page.getByRole("article", { name: `Comment by ${aliceName}` });
     await aliceComment.locator("strong", { hasText: "tiny stories" }).waitFor();
     await expect.poll(() => reply.inputValue()).toBe("");
 
-    // Bob sees it and reacts.
+    // Bob, mentioned, finds it in his inbox (the header counts it), marks it read and follows it.
     await bob.page.reload();
-    const hers = bob.page.getByRole("article", { name: "Comment by alice" });
-    await hers.getByText("Thanks @bob: on").waitFor();
+    await bob.page.getByRole("link", { name: "Inbox 1 unread" }).click();
+    await bob.page.waitForURL(`${hub.url}/notifications`);
+    const note = bob.page.getByRole("listitem").filter({ hasText: "How was it trained?" });
+    await note.getByText(`${aliceName} commented on a discussion in`).waitFor();
+    await note.getByText("Mentioned you").waitFor();
+    await shot(bob.page, "inbox");
+    await note.getByRole("button", { name: "Mark as read" }).click();
+    await bob.page.getByRole("link", { name: "Inbox", exact: true }).waitFor();
+    expect(await note.getByText("Unread", { exact: true }).count()).toBe(0);
+    await note.getByRole("link", { name: "How was it trained?" }).click();
+    await bob.page.waitForURL(new RegExp(`${base}/discussions/1#[0-9a-f]{24}$`));
+
+    // And reacts.
+    const hers = bob.page.getByRole("article", { name: `Comment by ${aliceName}` });
+    await hers.getByText(`Thanks @${bobName}: on`).waitFor();
     await hers.getByText("React", { exact: true }).click();
     await hers.getByRole("button", { name: "fire", exact: true }).click();
     await hers.getByRole("button", { name: "fire 1", pressed: true }).waitFor();
     await shot(bob.page, "discussion");
-    const reacted = (await details(repo, 1)).events.find(
-      (event) => event.type === "comment" && event.author?.name === "alice",
+    const reacted = (await details(alice, repo, 1)).events.find(
+      (event) => event.type === "comment" && event.author?.name === aliceName,
     );
     expect(reacted?.type === "comment" && reacted.data.reactions).toEqual([
-      { reaction: "🔥", users: ["bob"], count: 1 },
+      { reaction: "🔥", users: [bobName], count: 1 },
     ]);
 
     // Bob may not write: the edit form offers only a pull request.
@@ -169,6 +179,8 @@ describe("discussions and pull requests in the browser", () => {
     await aliceSide.page.goto(`${hub.url}${base}/discussions`);
     await aliceSide.page.getByRole("link", { name: "Add training notes" }).waitFor();
     await aliceSide.page.getByRole("link", { name: "Community 3 open" }).waitFor();
+    // She owns the repository: the three new threads are in her inbox.
+    await aliceSide.page.getByRole("link", { name: "Inbox 3 unread" }).waitFor();
     await shot(aliceSide.page, "list");
     await aliceSide.page.getByRole("link", { name: "Add training notes" }).click();
     await aliceSide.page.getByRole("link", { name: "Files changed" }).click();
@@ -181,14 +193,14 @@ describe("discussions and pull requests in the browser", () => {
     await aliceSide.page.getByLabel("Merge comment").fill("Thank you!");
     await aliceSide.page.getByRole("button", { name: "Merge pull request" }).click();
     await aliceSide.page.getByRole("heading", { name: "Merged", exact: true }).waitFor();
-    await aliceSide.page.getByText("alice merged this pull request").waitFor();
+    await aliceSide.page.getByText(`${aliceName} merged this pull request`).waitFor();
     await shot(aliceSide.page, "merged");
 
     const merged = await hub.request(`${base}/resolve/main/notes.txt`, { token: alice });
     expect(merged.status).toBe(200);
     expect(await merged.text()).toBe("Trained for 3 epochs.\n");
-    expect((await details(repo, 3)).status).toBe("merged");
-    expect((await details(repo, 2)).status).toBe("open");
+    expect((await details(alice, repo, 3)).status).toBe("merged");
+    expect((await details(alice, repo, 2)).status).toBe("open");
 
     expect(bob.problems).toEqual([]);
     expect(aliceSide.problems).toEqual([]);

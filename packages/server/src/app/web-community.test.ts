@@ -591,4 +591,62 @@ describe("the Community tab and discussion pages", () => {
     );
     expect(list.discussions.map((d) => d.num)).toEqual(expect.arrayContaining([num, createdNum]));
   });
+
+  it("shows the inbox: a mention, its filters, marking one and all read, and the header's unread badge", async () => {
+    const anonymous = await readPage(hub, "/notifications", { redirect: "manual" });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get("location")).toBe("/login?next=%2Fnotifications");
+    expect(visible(await text("/notifications", carolCookie))).toContain("No notifications yet.");
+    expect(await text("/alice/talk", carolCookie)).toMatch(/href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/);
+
+    const num = await open(bob, { title: "Ask carol" });
+    const mention = await comment(alice, num, "What do you think, @carol?");
+    const header = await text("/alice/talk", carolCookie);
+    expect(header).toMatch(
+      /href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->|\s)*<span class="unread">1<span class="visually-hidden"> unread</,
+    );
+    const inbox = await text("/notifications", carolCookie);
+    expect(inbox).toContain(`href="/alice/talk/discussions/${num}#${mention}"`);
+    const shown = visible(inbox);
+    expect(shown).toContain("Unread Open Ask carol");
+    expect(shown).toContain("alice commented on a discussion in alice/talk Mentioned you");
+    expect(inbox).toContain('href="/notifications?repo=model%2Falice%2Ftalk"');
+    // The link's anchor is the comment on the discussion's page.
+    expect(await text(`/alice/talk/discussions/${num}`, carolCookie)).toContain(`id="${mention}"`);
+
+    expect(visible(await text("/notifications?unread=1", carolCookie))).toContain("Ask carol");
+    expect(visible(await text("/notifications?kind=pull_request", carolCookie))).toContain(
+      "No notification matches these filters.",
+    );
+    expect(visible(await text("/notifications?repo=model/alice/data", carolCookie))).toContain(
+      "No notification matches these filters.",
+    );
+    // A repository typed without its type is a model's.
+    expect(visible(await text("/notifications?repo=alice/talk&kind=discussion", carolCookie))).toContain(
+      "Ask carol",
+    );
+    expect(await text("/notifications?repo=nonsense", carolCookie)).toMatch(/role="alert">[^<]*repo/);
+
+    const id = /name="id" value="([0-9a-f]{24})"/.exec(inbox)?.[1] ?? "";
+    const read = await posted("/notifications?/read", carolCookie, { id });
+    expect(visible(read)).not.toContain("Unread Open Ask carol");
+    expect(read).not.toContain("Mark all as read");
+    expect(visible(await text("/notifications?unread=1", carolCookie))).toContain(
+      "No notification matches these filters.",
+    );
+    expect(await text("/alice/talk", carolCookie)).toMatch(/href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/);
+    const foreign = await posted("/notifications?/read", bobCookie, { id }, 404);
+    expect(foreign).toMatch(/role="alert">[^<]+/);
+
+    await comment(alice, num, "@carol one more");
+    await comment(bob, num, "@carol and from me");
+    const all = await posted("/notifications?/readAll", carolCookie, { repo: "model/alice/talk", kind: "" });
+    expect(visible(all)).toContain("2 notifications marked read.");
+    const unread = await readJson<{ unreadCount: number }>(
+      await hub.request("/api/notifications/unread-count", { headers: { cookie: carolCookie } }),
+    );
+    expect(unread.unreadCount).toBe(0);
+    // No account may take the inbox's address as its handle.
+    await expect(hub.createUser("notifications")).rejects.toThrow(/reserved/);
+  });
 });
