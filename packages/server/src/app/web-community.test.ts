@@ -597,7 +597,9 @@ describe("the Community tab and discussion pages", () => {
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get("location")).toBe("/login?next=%2Fnotifications");
     expect(visible(await text("/notifications", carolCookie))).toContain("No notifications yet.");
-    expect(await text("/alice/talk", carolCookie)).toMatch(/href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/);
+    expect(await text("/alice/talk", carolCookie)).toMatch(
+      /href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/,
+    );
 
     const num = await open(bob, { title: "Ask carol" });
     const mention = await comment(alice, num, "What do you think, @carol?");
@@ -634,7 +636,9 @@ describe("the Community tab and discussion pages", () => {
     expect(visible(await text("/notifications?unread=1", carolCookie))).toContain(
       "No notification matches these filters.",
     );
-    expect(await text("/alice/talk", carolCookie)).toMatch(/href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/);
+    expect(await text("/alice/talk", carolCookie)).toMatch(
+      /href="\/notifications"[^>]*>Inbox(?:<!--[^>]*-->)*<\/a>/,
+    );
     const foreign = await posted("/notifications?/read", bobCookie, { id }, 404);
     expect(foreign).toMatch(/role="alert">[^<]+/);
 
