@@ -191,6 +191,7 @@ function smartHttp(deps: AppDeps) {
     git: deps.git,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
+    pullRequests: deps.discussions.pullRequests,
   });
 }
 
