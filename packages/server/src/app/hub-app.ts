@@ -202,6 +202,7 @@ function lfs(deps: AppDeps, baseUrl: string) {
     repos: deps.repos,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
+    pullRequests: deps.discussions.pullRequests,
     baseUrl,
   });
 }
