@@ -14,7 +14,8 @@ For each input hf_xet is asked, offline:
     shard (with lookup tables). The chunk list, the terms and the verification hashes of the
     vectors are read from those shards; the small objects are committed as binary fixtures.
 
-Telemetry is turned off, and nothing here touches the network.
+LZ4 frames with the features the Rust client never writes (linked blocks, checksums) come from the reference C
+implementation, the `lz4` command. Telemetry is turned off, and nothing here touches the network.
 """
 
 import hashlib
@@ -22,6 +23,7 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -258,6 +260,31 @@ def generate(name, segments, policy, keep, work):
     return vector
 
 
+# LZ4 frames written by the reference C implementation (the lz4 command, Debian's package), for the
+# frame features the Rust client never writes: linked blocks, block and content checksums, content size.
+LZ4_FRAMES = [
+    ("lz4-linked-checksums", [{"kind": "text", "seed": "lz4-cli", "length": 150000}], ["-BD", "-BX", "-B4", "--content-size"]),
+    (
+        "lz4-independent",
+        [{"kind": "text", "seed": "lz4-ind", "length": 90000}, {"kind": "fill", "byte": 9, "length": 40000}],
+        ["-B4"],
+    ),
+]
+
+
+def lz4_frames(work):
+    frames = []
+    for name, segments, flags in LZ4_FRAMES:
+        src = os.path.join(work, name + ".bin")
+        with open(src, "wb") as f:
+            f.write(make_input(segments))
+        fixture = name + ".lz4"
+        subprocess.run(["lz4", "-q", "-f", *flags, src, os.path.join(FIXTURES, fixture)], check=True)
+        version = subprocess.run(["lz4", "--version"], capture_output=True, text=True).stdout.strip()
+        frames.append({"name": name, "segments": segments, "lz4Flags": flags, "lz4": version, "fixture": fixture})
+    return frames
+
+
 def main():
     os.makedirs(FIXTURES, exist_ok=True)
     for f in os.listdir(FIXTURES):
@@ -267,12 +294,14 @@ def main():
     os.environ["HOME"] = work
     try:
         vectors = [generate(name, segs, policy, keep, work) for name, segs, policy, keep in INPUTS]
+        frames = lz4_frames(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out = {
         "generator": "packages/server/src/xet/testdata/generate.py",
         "hfXetVersion": getattr(hf_xet, "__version__", None) or "1.8.0",
         "vectors": vectors,
+        "lz4Frames": frames,
     }
     with open(os.path.join(HERE, "vectors.json"), "w") as f:
         json.dump(out, f, indent=1)

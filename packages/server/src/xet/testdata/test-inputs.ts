@@ -147,3 +147,17 @@ export function vector(name: string): Vector {
   if (!found) throw new Error(`no vector ${name}`);
   return found;
 }
+
+/** An LZ4 frame the reference C implementation (the lz4 command) wrote for an input. */
+export interface Lz4Frame {
+  name: string;
+  segments: Segment[];
+  lz4Flags: string[];
+  fixture: string;
+}
+
+/** The LZ4 frames of vectors.json. */
+export function loadLz4Frames(): Lz4Frame[] {
+  return (JSON.parse(readFileSync(join(here, "vectors.json"), "utf8")) as { lz4Frames: Lz4Frame[] })
+    .lz4Frames;
+}
