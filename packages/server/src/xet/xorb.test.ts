@@ -25,6 +25,11 @@ for (const vector of loadVectors()) {
   }
 }
 
+/** XOR the byte at `at` with `mask`. */
+function flip(bytes: Uint8Array, at: number, mask: number): void {
+  bytes[at] = (bytes[at] ?? 0) ^ mask;
+}
+
 function formatError(run: () => unknown): XetFormatError {
   try {
     run();
@@ -163,7 +168,7 @@ describe("malformed and mismatched xorbs", () => {
     const bytes = xorb.bytes.slice();
     const target = xorb.chunks[2];
     if (!target) throw new Error("expected 3 chunks");
-    bytes[target.offset + CHUNK_HEADER_BYTES + 100] ^= 0x01;
+    flip(bytes, target.offset + CHUNK_HEADER_BYTES + 100, 0x01);
     const error = formatError(() => parseXorb(bytes, { expectedHash: xorb.hash }));
     expect(error.message).toContain("xorb hash mismatch");
     expect(error.message).toContain(hashToHex(xorb.hash));
@@ -176,7 +181,7 @@ describe("malformed and mismatched xorbs", () => {
     const bytes = item.bytes.slice();
     const chunk = parsed.chunks[1];
     if (!chunk) throw new Error("expected 2 chunks");
-    bytes[chunk.offset + CHUNK_HEADER_BYTES + 10] ^= 0x40;
+    flip(bytes, chunk.offset + CHUNK_HEADER_BYTES + 10, 0x40);
     const error = formatError(() => parseXorb(bytes, { expectedHash: item.xorb.hash }));
     expect(error.chunkIndex).toBe(1);
     expect(error.message).toMatch(/chunk 1 as [0-9a-f]{64}, but the chunk's bytes hash to/);
@@ -261,12 +266,12 @@ describe("malformed and mismatched xorbs", () => {
     const lastBoundary = item.bytes.slice();
     // The records' end offsets follow the hashes section; change the first one.
     const boundariesAt = recordsLength + 8 + 32 + 12 + 32 * 5 + 12;
-    lastBoundary[boundariesAt] ^= 1;
+    flip(lastBoundary, boundariesAt, 1);
     expect(formatError(() => parseXorb(lastBoundary)).message).toMatch(
       /^bad xorb footer: byte \d+ does not agree/,
     );
     const nonce = item.bytes.slice();
-    nonce[nonce.length - 8] ^= 0xff; // the reserved buffer (a nonce) is not checked
+    flip(nonce, nonce.length - 8, 0xff); // the reserved buffer (a nonce) is not checked
     expect(hashToHex(parseXorb(nonce).hash)).toBe(item.xorb.hash);
     const cut = item.bytes.subarray(0, item.bytes.length - 1);
     expect(formatError(() => parseXorb(cut)).message).toMatch(
@@ -283,7 +288,7 @@ describe("malformed and mismatched xorbs", () => {
     const noise = prng("xorb-flip", item.bytes.length);
     for (let i = 0; i < item.bytes.length; i += 13) {
       const bytes = item.bytes.slice();
-      bytes[i] ^= (noise[i] ?? 0) | 1;
+      flip(bytes, i, (noise[i] ?? 0) | 1);
       try {
         parseXorb(bytes, { expectedHash: item.xorb.hash });
       } catch (error) {

@@ -72,10 +72,6 @@ function u24(bytes: Uint8Array, at: number): number {
   return (bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16);
 }
 
-function u32(bytes: Uint8Array, at: number): number {
-  return u24(bytes, at) + (bytes[at + 3] as number) * 0x1000000;
-}
-
 function writeU32(out: Uint8Array, at: number, value: number): void {
   out[at] = value & 0xff;
   out[at + 1] = (value >>> 8) & 0xff;
