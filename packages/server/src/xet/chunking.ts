@@ -25,14 +25,12 @@ const HASH_FROM = MIN_CHUNK_SIZE - HASH_WINDOW - 1;
 /** A boundary may be taken after the byte at this offset in the chunk (the chunk then has MIN_CHUNK_SIZE bytes). */
 const TEST_FROM = MIN_CHUNK_SIZE - 1;
 
-const TWO_32 = 4294967296;
-
-/** The table split for 32-bit arithmetic: high words as int32, low words as exact unsigned numbers. */
+/** The table split into 32-bit words, for int32 arithmetic. */
 const GEAR_HIGH = new Int32Array(256);
-const GEAR_LOW = new Float64Array(256);
+const GEAR_LOW = new Int32Array(256);
 GEAR_TABLE.forEach((hex, i) => {
   GEAR_HIGH[i] = Number.parseInt(hex.slice(0, 8), 16) | 0;
-  GEAR_LOW[i] = Number.parseInt(hex.slice(8), 16);
+  GEAR_LOW[i] = Number.parseInt(hex.slice(8), 16) | 0;
 });
 
 /**
@@ -40,9 +38,10 @@ GEAR_TABLE.forEach((hex, i) => {
  * the current chunk's length) and get the end offsets of the chunks they complete; {@link finish} ends the last
  * chunk. For any split of the same bytes it returns the boundaries of the reference implementation.
  *
- * The 64-bit hash `h = (h << 1) + TABLE[byte]` is kept as two words: `high` (int32) and `low` (the low 32 bits
- * as an exact unsigned number): `low * 2 + TABLE_LOW[byte]` stays below 2^34, so its carry into the high word
- * (the shifted-out bit plus the addition's carry) is `floor(sum / 2^32)`.
+ * The 64-bit hash `h = (h << 1) + TABLE[byte]` is kept as two int32 words. What the low word gives the high
+ * one is the bit the shift moves out plus the carry of the low addition, computed without a branch (on random
+ * data a branch there mispredicts half the time) from the sign bits: the carry out of `a + b` is the top bit of
+ * `(a & b) | ((a | b) & ~(a + b))`.
  */
 export class Chunker {
   private high = 0;
@@ -110,10 +109,12 @@ export class Chunker {
     let low = this.low;
     for (let i = from; i < to; i++) {
       const b = data[i] as number;
-      const sum = low * 2 + (GEAR_LOW[b] as number);
-      const carry = sum >= TWO_32 ? (sum >= 2 * TWO_32 ? 2 : 1) : 0;
-      low = sum - carry * TWO_32;
+      const table = GEAR_LOW[b] as number;
+      const shifted = low << 1;
+      const sum = (shifted + table) | 0;
+      const carry = (low >>> 31) + (((shifted & table) | ((shifted | table) & ~sum)) >>> 31);
       high = ((high << 1) + (GEAR_HIGH[b] as number) + carry) | 0;
+      low = sum;
     }
     this.high = high;
     this.low = low;
@@ -125,10 +126,12 @@ export class Chunker {
     let low = this.low;
     for (let i = from; i < to; i++) {
       const b = data[i] as number;
-      const sum = low * 2 + (GEAR_LOW[b] as number);
-      const carry = sum >= TWO_32 ? (sum >= 2 * TWO_32 ? 2 : 1) : 0;
-      low = sum - carry * TWO_32;
+      const table = GEAR_LOW[b] as number;
+      const shifted = low << 1;
+      const sum = (shifted + table) | 0;
+      const carry = (low >>> 31) + (((shifted & table) | ((shifted | table) & ~sum)) >>> 31);
       high = ((high << 1) + (GEAR_HIGH[b] as number) + carry) | 0;
+      low = sum;
       if (high >>> 16 === 0) {
         this.high = high;
         this.low = low;
