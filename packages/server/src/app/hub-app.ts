@@ -194,6 +194,7 @@ function smartHttp(deps: AppDeps) {
     git: deps.git,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
+    pullRequests: deps.discussions.pullRequests,
   });
 }
 
@@ -204,6 +205,7 @@ function lfs(deps: AppDeps, baseUrl: string) {
     repos: deps.repos,
     authenticate: deps.authenticate,
     authorize: deps.authorize,
+    pullRequests: deps.discussions.pullRequests,
     baseUrl,
   });
 }

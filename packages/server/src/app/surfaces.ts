@@ -69,6 +69,7 @@ export const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Li
       repos: deps.repos,
       git: deps.git,
       authorize: deps.authorize,
+      pullRequests: deps.discussions.pullRequests,
       gitPublicUrl: deps.config.gitPublicUrl,
       serverKey: deps.serverKey,
       maxConnectionsPerKey: deps.config.sshMaxConnectionsPerKey,

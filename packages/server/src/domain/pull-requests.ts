@@ -22,6 +22,23 @@ export interface PullRequests {
     principal: Principal,
     input: { title: string; description: string; targetBranch: string },
   ): Promise<{ num: number; url: string; abandon: () => Promise<void>; announce: () => Promise<void> }>;
-  /** The pull requests a push by this caller may update (open or draft: its own, or all of them for writers). */
-  pushable(repo: FoundRepo, principal: Principal, mayWriteBranches: boolean): Promise<number[]>;
+  /**
+   * The pull requests a push by this caller may update (open or draft: its
+   * own, or all of them for writers), and the others by why they may not.
+   */
+  pushable(repo: FoundRepo, principal: Principal, mayWriteBranches: boolean): Promise<PushablePullRequests>;
+}
+
+/**
+ * What a push may do to the repository's pull requests: `allowed` ones it may
+ * update; the rest, by the reason a push to them is refused, so the refusal
+ * can say what to do instead.
+ */
+export interface PushablePullRequests {
+  /** Open (or draft) pull requests the caller may push to: their own, or every one for writers. */
+  allowed: number[];
+  /** Open (or draft) pull requests of other accounts. */
+  notYours: number[];
+  merged: number[];
+  closed: number[];
 }

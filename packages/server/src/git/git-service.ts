@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { FoundRepo, RepoLookup } from "../domain/repositories.js";
 import { gitEnvironment } from "./git-command.js";
+import { pushHookEnvironment, type PushRights } from "./push-rights.js";
 import type { RepoStorage } from "./repo-storage.js";
 
 /**
@@ -41,8 +42,9 @@ export interface GitServiceDeps {
 
 /**
  * Runs git's own upload-pack and receive-pack in a repository for both
- * transports (smart HTTP and SSH): the push-policy hooks, the blob size
- * limit, the client's protocol version, and the record of a push's refs.
+ * transports (smart HTTP and SSH): the push-policy hooks (given what the
+ * pusher may update), the blob size limit, the client's protocol version, and
+ * the record of a push's refs.
  */
 export function createGitService({ storage, repos, maxGitBlobBytes }: GitServiceDeps) {
   return {
@@ -56,11 +58,17 @@ export function createGitService({ storage, repos, maxGitBlobBytes }: GitService
         stateless?: "advertise" | "rpc";
         /** The handle of the account a push's event names. */
         actor: string | null;
+        /** What a push may update (from `pushGate`); without it the pre-receive hook refuses every ref. */
+        rights?: PushRights;
       },
     ): GitSession {
-      const push =
-        service === "git-receive-pack" && options.stateless !== "advertise" ? storage.pushRecord() : null;
-      const env: Record<string, string> = { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), ...push?.env };
+      const receive = service === "git-receive-pack";
+      const push = receive && options.stateless !== "advertise" ? storage.pushRecord() : null;
+      const env: Record<string, string> = {
+        HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes),
+        ...(receive && options.rights ? pushHookEnvironment(options.rights) : {}),
+        ...push?.env,
+      };
       if (options.protocol !== undefined && GIT_PROTOCOL.test(options.protocol))
         env.GIT_PROTOCOL = options.protocol;
       const args = ["-c", `core.hooksPath=${storage.hooksDir}`, GIT_SERVICES[service].command];

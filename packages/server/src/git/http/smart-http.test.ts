@@ -178,10 +178,11 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     expect(tagPush.stderr).toMatch(new RegExp(`object ${blob} is 1\\.0 MiB`));
   });
 
-  it("rejects pushes to refs/pr/*, to refs outside branches and tags, and dash-led names", async () => {
+  it("rejects pushes to pull requests that do not exist, to refs outside branches, tags and pull requests, and dash-led names", async () => {
     for (const [refspec, message] of [
-      ["HEAD:refs/pr/1", /refs\/pr\/\* belong to pull requests/],
-      ["HEAD:refs/notes/x", /only branches \(refs\/heads\/\*\) and tags/],
+      ["HEAD:refs/pr/1", /refs\/pr\/1: there is no pull request #1; open one first/],
+      ["HEAD:refs/pr/01", /refs\/pr\/01: pull request refs are refs\/pr\/<number>/],
+      ["HEAD:refs/notes/x", /only branches \(refs\/heads\/\*\), tags \(refs\/tags\/\*\) and pull requests/],
       ["HEAD:refs/heads/-output", /may not start with "-"/],
     ] as const) {
       const push = await git(

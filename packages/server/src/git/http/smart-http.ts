@@ -7,9 +7,11 @@ import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
+import type { PullRequests } from "../../domain/pull-requests.js";
 import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
 import { GIT_SERVICES, isGitService, type GitService, type GitServiceRunner } from "../git-service.js";
-import { repoGate, withoutGitSuffix } from "../repo-gate.js";
+import type { PushRights } from "../push-rights.js";
+import { pushGate, repoGate, requirePushable, withoutGitSuffix } from "../repo-gate.js";
 
 const NO_CACHE = {
   "cache-control": "no-cache, max-age=0, must-revalidate",
@@ -26,11 +28,14 @@ export interface SmartHttpDeps {
   git: GitServiceRunner;
   authenticate: Authenticate;
   authorize: Authorize;
+  pullRequests: Pick<PullRequests, "pushable">;
 }
 
 interface Admitted {
   repo: FoundRepo;
   principal: Principal | null;
+  /** For receive-pack: what the push may update. */
+  rights?: PushRights;
 }
 
 interface RepoParams {
@@ -42,10 +47,18 @@ interface RepoParams {
  * Git smart HTTP: `info/refs`, `git-upload-pack` and `git-receive-pack` for
  * every repository kind, served by git's own programs with `--stateless-rpc`
  * and streamed both ways with backpressure. Errors are plain text, which git
- * prints to the user as `remote:` lines.
+ * prints to the user as `remote:` lines. A push's two requests (the ref
+ * advertisement and the rpc) each pass the same push door (`pushGate`).
  */
-export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHttpDeps): FastifyPluginAsync {
+export function smartHttpRoutes({
+  repos,
+  git,
+  authenticate,
+  authorize,
+  pullRequests,
+}: SmartHttpDeps): FastifyPluginAsync {
   const gate = repoGate(repos, authorize);
+  const admitPush = pushGate(repos, authorize, pullRequests);
   /** Sends an error the way git shows it; 401 challenges for Basic credentials so git prompts. */
   function refuse(reply: FastifyReply, error: HubError): FastifyReply {
     const headers: Record<string, string> = { ...error.headers, "content-type": "text/plain; charset=utf-8" };
@@ -64,6 +77,11 @@ export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHt
     const name = withoutGitSuffix(repo);
     try {
       const principal = await authenticate(request.headers);
+      if (service === "git-receive-pack") {
+        const admitted = await admitPush(principal, { type, owner, name }, request.url);
+        requirePushable(admitted.rights);
+        return admitted;
+      }
       return {
         principal,
         repo: await gate(principal, { type, owner, name }, GIT_SERVICES[service].action, request.url),
@@ -89,7 +107,7 @@ export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHt
   async function run(
     request: FastifyRequest,
     reply: FastifyReply,
-    { repo, principal }: Admitted,
+    { repo, principal, rights }: Admitted,
     service: GitService,
     contentType: string,
     input: { body: Readable; gzip: boolean } | null,
@@ -100,6 +118,7 @@ export function smartHttpRoutes({ repos, git, authenticate, authorize }: SmartHt
       protocol: typeof protocol === "string" ? protocol : undefined,
       stateless: input ? "rpc" : "advertise",
       actor: principal?.handle ?? null,
+      rights,
     });
     const { child } = session;
     const push = service === "git-receive-pack" && input !== null;

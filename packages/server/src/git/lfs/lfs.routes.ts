@@ -22,13 +22,15 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidationError } from "fastify";
 import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
+import type { PullRequests } from "../../domain/pull-requests.js";
 import { URL_PREFIX, type RepoLookup } from "../../domain/repositories.js";
 import { HubError } from "../../errors.js";
 import { toHubError } from "../../http/error-handler.js";
 import { installJsonBodyParser } from "../../http/json-body.js";
 import { sendRanged } from "../../http/ranged-response.js";
 import { describeValidationError, fieldOf } from "../../http/validation.js";
-import { repoGate, withoutGitSuffix } from "../repo-gate.js";
+import { pullRequestOnlyRefusal, type PushRights } from "../push-rights.js";
+import { pushGate, repoGate, requirePushable, withoutGitSuffix } from "../repo-gate.js";
 import type { LfsLocksService } from "./lfs-locks.service.js";
 import type { LfsService } from "./lfs.service.js";
 
@@ -71,6 +73,7 @@ export interface LfsRoutesDeps {
   repos: RepoLookup;
   authenticate: Authenticate;
   authorize: Authorize;
+  pullRequests: Pick<PullRequests, "pushable">;
   /** The base URL of this listener as clients see it; action hrefs and redirects point back at it. */
   baseUrl: string;
 }
@@ -87,9 +90,11 @@ export function lfsRoutes({
   repos,
   authenticate,
   authorize,
+  pullRequests,
   baseUrl,
 }: LfsRoutesDeps): FastifyPluginAsyncTypebox {
   const gate = repoGate(repos, authorize);
+  const admitPush = pushGate(repos, authorize, pullRequests);
 
   /** The caller and the repository the path names, if the caller may do `action` there. */
   async function admit(
@@ -101,6 +106,35 @@ export function lfsRoutes({
     const principal = await authenticate(request.headers);
     const target = { type, owner: params.owner, name: withoutGitSuffix(params.repo) };
     return { principal, repo: await gate(principal, target, action, request.url) };
+  }
+
+  /**
+   * Admits a batch upload. The repository's writers upload as before, whatever
+   * ref they name. A caller admitted only to their own pull requests (see
+   * `pushGate`: `community:write` without `repo:write`) uploads for one of
+   * them, as git-lfs names the ref it pushes (`ref: {name: "refs/pr/N"}`); or
+   * with no ref at all, as the Python client does for a commit that will open
+   * a pull request (`create_pr`), since anyone who may open one may send its
+   * files. Uploaded objects stay unreferenced (and are collected) until a
+   * commit that may be made names them.
+   */
+  async function admitUpload(
+    request: FastifyRequest,
+    params: { owner: string; repo: string },
+    type: RepoType,
+    ref: string | undefined,
+  ) {
+    const principal = await authenticate(request.headers);
+    const target = { type, owner: params.owner, name: withoutGitSuffix(params.repo) };
+    const admitted = await admitPush(principal, target, request.url);
+    refuseRef(admitted.rights, ref);
+    return admitted;
+  }
+
+  /** Refuses a caller who may not push branches a ref that is not one of their open pull requests. */
+  function refuseRef(rights: PushRights, ref: string | undefined): void {
+    const refusal = ref === undefined ? null : pullRequestOnlyRefusal(rights, ref);
+    if (refusal !== null) throw new HubError(403, "forbidden", refusal);
   }
 
   /** As `admit` for a write: the gate answers an anonymous one with the 401 that makes git ask for a token. */
@@ -129,6 +163,22 @@ export function lfsRoutes({
   function writerOf(request: FastifyRequest) {
     const admitted = admittedWriters.get(request);
     if (!admitted) throw new Error("The route admitted no writer before its handler.");
+    return admitted;
+  }
+
+  /** As `admitWriterFirst` for the lock check of a push: writers, and callers with an open pull request of their own. */
+  const admittedPushers = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof admitPush>>>();
+  const admitPusherFirst = (type: RepoType) => async (request: FastifyRequest) => {
+    const params = request.params as { owner: string; repo: string };
+    const principal = await authenticate(request.headers);
+    const target = { type, owner: params.owner, name: withoutGitSuffix(params.repo) };
+    const admitted = await admitPush(principal, target, request.url);
+    requirePushable(admitted.rights);
+    admittedPushers.set(request, admitted);
+  };
+  function pusherOf(request: FastifyRequest) {
+    const admitted = admittedPushers.get(request);
+    if (!admitted) throw new Error("The route admitted no pusher before its handler.");
     return admitted;
   }
 
@@ -174,8 +224,10 @@ export function lfsRoutes({
         },
         async (request, reply) => {
           const { body } = request;
-          const action = body.operation === "upload" ? "repo:write" : "repo:download";
-          const { principal, repo } = await admit(request, request.params, type, action);
+          const { principal, repo } =
+            body.operation === "upload"
+              ? await admitUpload(request, request.params, type, body.ref?.name)
+              : await admit(request, request.params, type, "repo:download");
           return reply.type(LFS_JSON).send(await lfs.batch(principal, repo, body, baseUrl));
         },
       );
@@ -230,10 +282,12 @@ export function lfsRoutes({
             response: { ...ERRORS, 200: LfsLockVerifyList },
           },
           config,
-          preValidation: admitWriterFirst(type),
+          preValidation: admitPusherFirst(type),
         },
         async (request, reply) => {
-          const { principal, repo } = writerOf(request);
+          const { principal, repo, rights } = pusherOf(request);
+          // git-lfs verifies locks before a push, naming its ref: a pull request's author may verify for theirs.
+          refuseRef(rights, request.body.ref?.name);
           return reply.type(LFS_JSON).send(await locks.verifyLocks(principal, repo, request.body));
         },
       );

@@ -134,6 +134,23 @@ export function createLfsService(deps: LfsServiceDeps) {
     return { transfer: inParts ? "multipart" : "basic", objects, hash_algo: "sha256" };
   }
 
+  /**
+   * An upload href is used by a writer, or by a caller the batch admitted to
+   * upload for their own pull request (or for one a commit will open): one who
+   * may still take part in the repository's discussions (`community:write`).
+   * The batch decided the ref; this checks that the credential still counts.
+   */
+  async function authorizeUpload(principal: Principal | null, repo: FoundRepo): Promise<void> {
+    try {
+      await authorize(principal, "repo:write", repoResource(repo));
+    } catch (err) {
+      if (!principal) throw err;
+      await authorize(principal, "community:write", repoResource(repo)).catch(() => {
+        throw err;
+      });
+    }
+  }
+
   /** The grant of a signed href, checked again now: revoked credentials and lost access stop it. */
   async function admitTransfer(
     oid: string,
@@ -158,7 +175,8 @@ export function createLfsService(deps: LfsServiceDeps) {
     }
     const repo = await repos.findById(grant.repositoryId);
     if (!repo) throw new HubError(404, "repo_not_found", "The repository of this transfer no longer exists.");
-    await authorize(principal, operation === "upload" ? "repo:write" : "repo:download", repoResource(repo));
+    if (operation === "download") await authorize(principal, "repo:download", repoResource(repo));
+    else await authorizeUpload(principal, repo);
     return { grant, repo };
   }
 

@@ -6,13 +6,15 @@ import type { FastifyBaseLogger } from "fastify";
 import ssh2 from "ssh2";
 import type { Connection, ServerChannel } from "ssh2";
 import { sshFingerprint } from "../../auth/public-keys.js";
-import { URL_PREFIX, type RepoLookup } from "../../domain/repositories.js";
+import type { PullRequests } from "../../domain/pull-requests.js";
+import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import { mintSshLfsToken } from "../../auth/ssh-lfs-token.js";
 import { HubError } from "../../errors.js";
 import { GIT_PROTOCOL, isGitService, type GitServiceRunner } from "../git-service.js";
-import { repoGate } from "../repo-gate.js";
+import type { PushRights } from "../push-rights.js";
+import { pushGate, repoGate, requirePushable } from "../repo-gate.js";
 
 const { Server, utils } = ssh2;
 
@@ -48,6 +50,7 @@ export interface SshServerDeps {
   repos: RepoLookup;
   git: GitServiceRunner;
   authorize: Authorize;
+  pullRequests: Pick<PullRequests, "pushable">;
   /** Base URL of git over HTTPS, where the LFS API lives. */
   gitPublicUrl: string;
   serverKey: Buffer;
@@ -97,6 +100,7 @@ function repositoryPath(raw: string): { type: RepoType; owner: string; name: str
 export async function createSshServer(deps: SshServerDeps) {
   const { keys, repos, authorize, logger } = deps;
   const gate = repoGate(repos, authorize);
+  const admitPush = pushGate(repos, authorize, deps.pullRequests);
   let unauthenticated = 0;
   const connectionsPerKey = new Map<string, number>();
 
@@ -223,9 +227,14 @@ export async function createSshServer(deps: SshServerDeps) {
         const principal: Principal = found.principal;
         const writes = git?.[1] === "git-receive-pack" || lfs?.[2] === "upload";
         const { type, owner, name } = repositoryPath(target);
-        let repo;
+        let repo: FoundRepo;
+        let rights: PushRights | undefined;
         try {
-          repo = await gate(principal, { type, owner, name }, writes ? "repo:write" : "repo:download");
+          if (writes) {
+            // A push, or git-lfs asking to upload: what it may update is decided again per ref (hook, LFS batch).
+            ({ repo, rights } = await admitPush(principal, { type, owner, name }));
+            requirePushable(rights);
+          } else repo = await gate(principal, { type, owner, name }, "repo:download");
         } catch (err) {
           if (!(err instanceof HubError)) throw err;
           return fail(
@@ -254,7 +263,7 @@ export async function createSshServer(deps: SshServerDeps) {
         }
         const service = git?.[1];
         if (!isGitService(service)) return;
-        const session = deps.git.start(repo, service, { protocol, actor: principal.handle });
+        const session = deps.git.start(repo, service, { protocol, actor: principal.handle, rights });
         const { child } = session;
         child.once("error", (err) => fail(channel, `The hub could not start git: ${err.message}`));
         // pipe() follows backpressure both ways: a slow client slows git, nothing piles up in memory.

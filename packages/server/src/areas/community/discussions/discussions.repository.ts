@@ -49,6 +49,16 @@ export const discussionsRepository = {
     return Number(row?.last ?? 0) + 1;
   },
 
+  /** Every pull request of a repository: its number, author and status, by number. */
+  pullRequestStatuses: (db: DbOrTx, repositoryId: string) =>
+    db
+      .selectFrom("discussions")
+      .select(["num", "author_id", "status"])
+      .where("repository_id", "=", repositoryId)
+      .where("is_pull_request", "=", 1)
+      .orderBy("num")
+      .execute(),
+
   insert: (db: DbOrTx, row: DiscussionRow) => db.insertInto("discussions").values(row).execute(),
 
   delete: (db: DbOrTx, id: string) => db.deleteFrom("discussions").where("id", "=", id).execute(),

@@ -14,7 +14,7 @@ import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import type { Db } from "../../../db/database.js";
 import type { DiscussionRow } from "../../../db/schema.js";
-import type { PullRequests } from "../../../domain/pull-requests.js";
+import type { PullRequests, PushablePullRequests } from "../../../domain/pull-requests.js";
 import type { DiscussionActivity, DiscussionListener } from "../../../domain/discussion-activity.js";
 import type { DiscussionSnapshot, RepoEvent, RepoEvents } from "../../../domain/repo-events.js";
 import {
@@ -784,16 +784,15 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     },
 
     async pushable(repo, principal, mayWriteBranches) {
-      const rows = await db
-        .selectFrom("discussions")
-        .select(["num", "author_id"])
-        .where("repository_id", "=", repo.row.id)
-        .where("is_pull_request", "=", 1)
-        .where("status", "in", OPEN_STATUSES)
-        .execute();
-      return rows
-        .filter((row) => mayWriteBranches || row.author_id === principal.userId)
-        .map((row) => row.num);
+      const rows = await repo_.pullRequestStatuses(db, repo.row.id);
+      const answer: PushablePullRequests = { allowed: [], notYours: [], merged: [], closed: [] };
+      for (const row of rows) {
+        if (row.status === "merged") answer.merged.push(row.num);
+        else if (!OPEN_STATUSES.includes(row.status)) answer.closed.push(row.num);
+        else if (mayWriteBranches || row.author_id === principal.userId) answer.allowed.push(row.num);
+        else answer.notYours.push(row.num);
+      }
+      return answer;
     },
   };
 
