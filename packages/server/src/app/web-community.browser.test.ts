@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { DiscussionDetails } from "@hub/api";
 import type { Browser, Page } from "playwright-core";
@@ -16,8 +17,9 @@ import {
 /**
  * Discussions and pull requests in a real Chromium against a real `hubd`: bob opens a discussion on alice's
  * model (with a preview), alice replies mentioning him, bob finds the mention in his inbox (the header counts it)
- * and reacts; bob, who may not write, proposes an edit from the edit form and an upload from the upload page,
- * each opening a pull request; alice reviews the upload's Files changed and merges it, and the file is on main.
+ * and reacts; bob, who may not write, proposes an edit from the edit form and an upload (a text file and a Git LFS
+ * file) from the upload page, each opening a pull request; alice reviews the upload's Files changed and merges
+ * it, and the files are on main.
  * Both browsers are watched for dialogs, console errors and requests to any other origin.
  */
 describe("discussions and pull requests in the browser", () => {
@@ -55,6 +57,7 @@ describe("discussions and pull requests in the browser", () => {
     const { password: bobPassword } = await hub.createUser(bobName);
     const alice = await hub.createToken(aliceName);
     const repo = `${aliceName}/journey`;
+    const weights = randomBytes(4000);
     const base = `/${repo}`;
     const created = await hub.request("/api/repos", {
       method: "POST",
@@ -162,12 +165,12 @@ describe("discussions and pull requests in the browser", () => {
     await bob.page.getByRole("heading", { name: "Upload files" }).waitFor();
     const upload = bob.page.getByRole("button", { name: "Open a pull request" });
     await expect.poll(() => upload.isEnabled()).toBe(true);
-    await bob.page.setInputFiles("#upload-files", {
-      name: "notes.txt",
-      mimeType: "text/plain",
-      buffer: Buffer.from("Trained for 3 epochs.\n"),
-    });
-    await bob.page.getByRole("list", { name: "Files to upload" }).getByText("notes.txt").waitFor();
+    // weights.bin goes through Git LFS (the default .gitattributes tracks *.bin): a batch without a ref.
+    await bob.page.setInputFiles("#upload-files", [
+      { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Trained for 3 epochs.\n") },
+      { name: "weights.bin", mimeType: "application/octet-stream", buffer: weights },
+    ]);
+    await bob.page.getByRole("list", { name: "Files to upload" }).getByText("weights.bin").waitFor();
     await bob.page.getByLabel("Commit message").fill("Add training notes");
     await shot(bob.page, "upload-as-pull-request");
     await upload.click();
@@ -187,7 +190,9 @@ describe("discussions and pull requests in the browser", () => {
     await aliceSide.page.waitForURL(`${hub.url}${base}/discussions/3/files`);
     const diff = aliceSide.page.getByRole("region", { name: "Changes to notes.txt" });
     await diff.getByText("Trained for 3 epochs.").waitFor();
-    await aliceSide.page.getByText("1 file changed, +1 −0 against main").waitFor();
+    await aliceSide.page.getByText("2 files changed, +1 −0 against main").waitFor();
+    const oid = createHash("sha256").update(weights).digest("hex");
+    await aliceSide.page.getByText(`LFS file added: none → 4.0 kB (sha256 ${oid.slice(0, 12)}…)`).waitFor();
     await shot(aliceSide.page, "files");
     await aliceSide.page.getByRole("link", { name: "Conversation" }).click();
     await aliceSide.page.getByLabel("Merge comment").fill("Thank you!");
@@ -199,6 +204,8 @@ describe("discussions and pull requests in the browser", () => {
     const merged = await hub.request(`${base}/resolve/main/notes.txt`, { token: alice });
     expect(merged.status).toBe(200);
     expect(await merged.text()).toBe("Trained for 3 epochs.\n");
+    const lfs = await hub.request(`${base}/resolve/main/weights.bin`, { token: alice });
+    expect(Buffer.from(await lfs.arrayBuffer()).equals(weights)).toBe(true);
     expect((await details(alice, repo, 3)).status).toBe("merged");
     expect((await details(alice, repo, 2)).status).toBe("open");
 
