@@ -70,6 +70,7 @@ import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.
 import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
 import { hubVersion } from "../version.js";
+import { loadXetHashing } from "../xet/hashing.js";
 
 /**
  * A rate limiter in Redis when one is configured (shared by every hub process),
@@ -104,6 +105,7 @@ export async function createHub(
   logger: Logger,
   { mfaFailures = createMemoryRateLimiter(config.mfa.failures), cacheReads = false }: HubOptions = {},
 ) {
+  await loadXetHashing();
   const db = openDatabase(config.database);
   await migrateToLatest(db, config.database);
   const changes =
