@@ -36,7 +36,7 @@ const EXPANDED_TREE_PAGE_SIZE = 50;
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
 
 /** `create_pr`, which the clients add to preupload and commit when asked for a pull request. */
-const CreatePrQuery = Type.Object(
+export const CreatePrQuery = Type.Object(
   {
     create_pr: Type.Optional(
       Type.String({
@@ -48,7 +48,7 @@ const CreatePrQuery = Type.Object(
 );
 
 /** Whether a write goes to a pull request (a new one, or `refs/pr/{num}`): `community:write` may then do it. */
-function writesPullRequest(request: FastifyRequest): boolean {
+export function writesPullRequest(request: FastifyRequest): boolean {
   const { create_pr: createPr } = request.query as { create_pr?: string };
   return flag(createPr) || pullRequestNumber((request.params as { rev?: string }).rev ?? "") !== null;
 }
@@ -292,34 +292,6 @@ export function filesRoutes({
           return expand ? withLastCommits(repo.row.id, commit, entries) : entries;
         },
       );
-
-      for (const direction of ["read", "write"] as const) {
-        app.get(
-          `${api}/xet-${direction}-token/:rev`,
-          {
-            schema: {
-              operationId: `files_xet_${direction}_token_${type}`,
-              tags,
-              summary: "Xet storage is not offered; this says so in a way the clients show.",
-              response: { 404: ApiErrorRef },
-            },
-            config: { access: read },
-          },
-          async () => {
-            throw new HubError(
-              404,
-              "xet_unavailable",
-              "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
-              {
-                headers: {
-                  "x-error-code": "XetUnavailable",
-                  "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
-                },
-              },
-            );
-          },
-        );
-      }
 
       const web = `/${URL_PREFIX[type]}:owner/:repo`;
       const webLocate = (request: FastifyRequest) => {
