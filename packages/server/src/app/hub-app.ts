@@ -349,6 +349,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       store: deps.objectStore,
       publicUrl: config.publicUrl,
       onDownload: deps.preferences.recordDownload,
+      xet: deps.xet,
     }),
   );
   await app.register(xetRoutes({ xet: deps.xet, repos: deps.repos }));

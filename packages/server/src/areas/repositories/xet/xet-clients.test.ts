@@ -180,6 +180,20 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
       lfsFiles.map((name) => [name, sha256(files.get(name) ?? Buffer.alloc(0))]),
     );
 
+    const from = hub.logs.length;
+    const viaXet = await python({ op: "download", files: lfsFiles }, { HF_HOME: path.join(work, "hf-xet") });
+    expect(viaXet.xet).toBe(true);
+    expect(Object.fromEntries(lfsFiles.map((name) => [name, viaXet[name]]))).toEqual(expected);
+    // The Python client with hf_xet read them from the CAS, not from resolve.
+    const requests = logSince(from).filter((line) => line.msg === "request");
+    const reconstructions = requests.filter((line) => line.path?.startsWith("/xet-cas/v1/reconstructions/"));
+    expect(reconstructions.length).toBeGreaterThanOrEqual(4);
+    expect(reconstructions.every((line) => line.status === 200)).toBe(true);
+    expect(
+      requests.filter((line) => line.path?.startsWith("/xet-cas/fetch/") && line.status === 206).length,
+    ).toBeGreaterThan(0);
+    expect(requests.filter((line) => line.method === "GET" && line.path?.includes("/resolve/"))).toEqual([]);
+
     const plain = await python(
       { op: "download", files: lfsFiles },
       { HF_HUB_DISABLE_XET: "1", HF_HOME: path.join(work, "hf-plain") },

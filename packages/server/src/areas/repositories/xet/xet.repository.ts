@@ -87,6 +87,21 @@ export const xetRepository = {
       .onConflict((oc) => oc.column("file_hash").doNothing())
       .execute(),
 
+  /** The Xet hash of each of the SHA-256s a registered file has (any one, when several chunkings registered it). */
+  async fileHashesOf(db: DbOrTx, sha256s: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (let i = 0; i < sha256s.length; i += BATCH) {
+      const rows = await db
+        .selectFrom("xet_files")
+        .select(["sha256", "file_hash"])
+        .where("sha256", "in", sha256s.slice(i, i + BATCH))
+        .orderBy("file_hash")
+        .execute();
+      for (const row of rows) if (!found.has(row.sha256)) found.set(row.sha256, row.file_hash);
+    }
+    return found;
+  },
+
   /** A registered file by its Xet hash. */
   async file(db: DbOrTx, fileHash: string): Promise<XetFileRow | undefined> {
     const row = await db

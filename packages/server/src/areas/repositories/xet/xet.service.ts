@@ -2,12 +2,13 @@ import type { Logger } from "pino";
 import type { ResolveCredentialKey } from "../../../auth/authenticate.js";
 import type { Authorize } from "../../../auth/authorizer.js";
 import type { Db } from "../../../db/database.js";
-import type { RepoLookup } from "../../../domain/repositories.js";
+import type { FoundRepo, RepoLookup } from "../../../domain/repositories.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import { createXetAccess } from "./xet-access.js";
 import { createXetDownloads } from "./xet-downloads.js";
 import { createXetUploads } from "./xet-uploads.js";
 import { createXorbCatalog } from "./xet-xorbs.js";
+import { xetRepository } from "./xet.repository.js";
 
 /** Where the CAS API is served on the Hub listener; the token routes answer `{publicUrl}{prefix}` as `casUrl`. */
 export const XET_CAS_PREFIX = "/xet-cas";
@@ -39,6 +40,19 @@ export function createXetService(deps: XetServiceDeps) {
   const xorbs = deps.store.namespace(XORB_NAMESPACE);
   const catalog = createXorbCatalog({ db: deps.db, repos: deps.repos, access });
   return {
+    casUrl,
+    /**
+     * The Xet hashes of those of a repository's LFS objects its CAS can rebuild (none when the repository's
+     * xetEnabled is off): downloads then announce them, and the clients read the file through Xet.
+     */
+    async fileHashesOf(repo: FoundRepo, oids: string[]): Promise<Map<string, string>> {
+      if (repo.row.xet_enabled !== 1 || oids.length === 0) return new Map();
+      return xetRepository.fileHashesOf(deps.db, [...new Set(oids)]);
+    },
+    /** The token route a client refreshes its Xet read token at, for a revision of a repository. */
+    readTokenUrl(repo: FoundRepo, revision: string): string {
+      return `${deps.publicUrl}/api/${repo.type}s/${repo.fullName}/xet-read-token/${encodeURIComponent(revision)}`;
+    },
     mint: access.mint,
     admit: access.admit,
     ...createXetUploads({ ...deps, xorbs, catalog }),

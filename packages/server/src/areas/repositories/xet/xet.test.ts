@@ -399,6 +399,46 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
           .digest("hex"),
       ).toBe(sha);
       expect(download.headers.get("x-linked-etag")).toBe(`"${sha}"`);
+
+      // Downloads and listings announce the file as the Hub announces Xet files, while xetEnabled is on.
+      const id = hashToHex(files[1]?.fileHash ?? new Uint8Array(32));
+      const announced = async () => {
+        const head = await hub.request("/alice/pub/resolve/main/both.bin", {
+          method: "HEAD",
+          token: tokens.alice,
+        });
+        const tree = await readJson<Array<{ path: string; xetHash?: string }>>(
+          await hub.request("/api/models/alice/pub/tree/main", { token: tokens.alice }),
+        );
+        const info = await readJson<Array<{ path: string; xetHash?: string }>>(
+          await hub.request("/api/models/alice/pub/paths-info/main", {
+            method: "POST",
+            token: tokens.alice,
+            json: { paths: ["both.bin"] },
+          }),
+        );
+        return {
+          hash: head.headers.get("x-xet-hash"),
+          link: head.headers.get("link"),
+          tree: tree.find((entry) => entry.path === "both.bin")?.xetHash,
+          info: info[0]?.xetHash,
+        };
+      };
+      const on = await announced();
+      expect(on).toMatchObject({ hash: id, tree: id, info: id });
+      const commitSha = download.headers.get("x-repo-commit") ?? "";
+      expect(on.link).toBe(
+        `<${hub.url}/api/models/alice/pub/xet-read-token/${commitSha}>; rel="xet-auth", <${hub.url}/xet-cas/v1/reconstructions/${id}>; rel="xet-reconstruction-info"`,
+      );
+      const setXet = (xetEnabled: boolean) =>
+        hub.request("/api/models/alice/pub/settings", {
+          method: "PUT",
+          token: tokens.alice,
+          json: { xetEnabled },
+        });
+      expect((await setXet(false)).status).toBe(200);
+      expect(await announced()).toEqual({ hash: null, link: null, tree: undefined, info: undefined });
+      expect((await setXet(true)).status).toBe(200);
     });
 
     it("refuse unknown xorbs, foreign private xorbs, a wrong SHA-256 and malformed shards, recording nothing", async () => {
