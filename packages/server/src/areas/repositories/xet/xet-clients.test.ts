@@ -174,6 +174,38 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
     expect(sent).toBeLessThan(0.05 * changed.length);
   });
 
+  it("lets someone who may not write open a pull request with a file uploaded through Xet", async () => {
+    await hub.createUser("bob");
+    const bob = await hub.createToken("bob");
+    const content = randomBytes(400_000);
+    const from = hub.logs.length;
+    const opened = await python(
+      {
+        op: "upload_file",
+        path: local("from-bob.bin", content, "-"),
+        path_in_repo: "from-bob.bin",
+        create_pr: true,
+      },
+      { HF_TOKEN: bob, HF_HOME: path.join(work, "hf-bob") },
+    );
+    expect(opened.pr_revision).toMatch(/^refs\/pr\/\d+$/);
+    files.delete("-");
+    // For a pull request the client asks its token for the revision None (with create_pr=1).
+    const requests = logSince(from).filter((line) => line.msg === "request");
+    expect(requests).toContainEqual(
+      expect.objectContaining({ path: "/api/models/alice/xet/xet-write-token/None", status: 200 }),
+    );
+    expect(requests).toContainEqual(expect.objectContaining({ path: "/xet-cas/v1/shards", status: 200 }));
+    const read = await python(
+      { op: "download", files: ["from-bob.bin"], revision: opened.pr_revision },
+      { HF_HUB_DISABLE_XET: "1", HF_HOME: path.join(work, "hf-pr") },
+    );
+    expect(read["from-bob.bin"]).toBe(sha256(content));
+    // The branch did not move: the file is on the pull request only.
+    const main = await hub.request("/alice/xet/resolve/main/from-bob.bin", { method: "HEAD", token });
+    expect(main.status).toBe(404);
+  });
+
   it("serves the same bytes to the Python client without Xet, the JavaScript client and git lfs pull", async () => {
     const lfsFiles = ["small.bin", "big.bin", "copy/big.bin", "weights/a.safetensors", "c.bin"];
     const expected = Object.fromEntries(

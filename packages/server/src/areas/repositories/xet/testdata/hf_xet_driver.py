@@ -33,9 +33,12 @@ def main():
     op = request["op"]
     if op == "upload_file":
         info = api.upload_file(
-            path_or_fileobj=request["path"], path_in_repo=request["path_in_repo"], repo_id=request["repo_id"]
+            path_or_fileobj=request["path"],
+            path_in_repo=request["path_in_repo"],
+            repo_id=request["repo_id"],
+            create_pr=request.get("create_pr", False),
         )
-        answer = {"commit": info.oid}
+        answer = {"commit": info.oid, "pr_revision": info.pr_revision}
     elif op == "upload_folder":
         info = api.upload_folder(folder_path=request["folder"], repo_id=request["repo_id"])
         answer = {"commit": info.oid}
