@@ -70,6 +70,12 @@ export const TreeEntry = Type.Object(
     lfs: Type.Optional(
       Type.Object({ oid: Type.String(), size: Type.Integer(), pointerSize: Type.Integer() }),
     ),
+    xetHash: Type.Optional(
+      Type.String({
+        description:
+          "The file's Xet hash, for an LFS file the repository's Xet CAS can rebuild (clients then download it through Xet).",
+      }),
+    ),
     lastCommit: Type.Optional(
       Type.Object(
         { id: Type.String(), title: Type.String(), date: Type.String({ format: "date-time" }) },

@@ -24,3 +24,4 @@ export * from "./storage.js";
 export * from "./diff.js";
 export * from "./discussions.js";
 export * from "./notifications.js";
+export * from "./xet.js";

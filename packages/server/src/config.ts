@@ -29,6 +29,12 @@ export interface RouterConfig {
 
 /** Webhook deliveries: timeouts, the retry schedule, and when a failing route is switched off. */
 /** The collector that frees LFS objects no history points to any more. */
+/** The Xet CAS (docs/xet.md). */
+export interface XetConfig {
+  /** How long a Xet access token lives; the clients ask for a new one before it expires. */
+  tokenTtlSeconds: number;
+}
+
 export interface LfsCollectorConfig {
   /** Seconds between passes; 0 turns the collector off. */
   intervalSeconds: number;
@@ -126,6 +132,7 @@ export interface Config {
   router: RouterConfig;
   webhooks: WebhooksConfig;
   lfsCollector: LfsCollectorConfig;
+  xet: XetConfig;
   device: DeviceFlowConfig;
   account: AccountConfig;
   mfa: MfaConfig;
@@ -319,6 +326,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       intervalSeconds: integer(env, "HUB_LFS_COLLECT_INTERVAL_SECONDS", 3600, 0, 7 * 86_400),
       graceSeconds: integer(env, "HUB_LFS_GRACE_SECONDS", 86_400, 1, 365 * 86_400),
     },
+    xet: { tokenTtlSeconds: integer(env, "HUB_XET_TOKEN_TTL_SECONDS", 900, 60, 86_400) },
     webhooks: {
       allowPrivate: flag(env, "HUB_WEBHOOKS_ALLOW_PRIVATE"),
       timeoutMs: integer(env, "HUB_WEBHOOKS_TIMEOUT_MS", 10_000, 100, 120_000),

@@ -824,10 +824,39 @@ export const ERROR_CODES = {
     area: "webhooks",
     summary: "This webhook is switched off; enable it first, then redeliver.",
   },
+  xet_fetch_url_invalid: {
+    statuses: [403],
+    area: "xet",
+    summary: "This fetch URL has expired; ask /v1/reconstructions for the file again.",
+  },
+  xet_range_not_satisfiable: {
+    statuses: [416],
+    area: "xet",
+    summary:
+      'range "bytes=…" is not satisfiable for a file of … bytes: it starts at or after the end of the file',
+  },
+  xet_shard_invalid: {
+    statuses: [400],
+    area: "xet",
+    summary:
+      "the shard names … xorb(s) this hub does not hold, or that were uploaded for repositories you may not read: …; upload them first. Nothing was recorded.",
+  },
+  xet_token_invalid: {
+    statuses: [401],
+    area: "xet",
+    summary:
+      "Send a Xet token from xet-read-token or xet-write-token as Authorization: Bearer <token>; this one is missing, invalid or expired.",
+  },
   xet_unavailable: {
     statuses: [404],
-    area: "files",
-    summary: "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
+    area: "xet",
+    summary:
+      "This repository stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry (or turn xetEnabled on in its settings).",
+  },
+  xet_xorb_invalid: {
+    statuses: [400],
+    area: "xet",
+    summary: "xorb hash mismatch: its … chunks hash to …, but it was uploaded as ….",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;
 

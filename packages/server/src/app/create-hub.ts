@@ -69,7 +69,9 @@ import { createRepoDuplication } from "../areas/repositories/repos/duplicate.js"
 import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.js";
 import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
+import { createXetService } from "../areas/repositories/xet/xet.service.js";
 import { hubVersion } from "../version.js";
+import { loadXetHashing } from "../xet/hashing.js";
 
 /**
  * A rate limiter in Redis when one is configured (shared by every hub process),
@@ -104,6 +106,7 @@ export async function createHub(
   logger: Logger,
   { mfaFailures = createMemoryRateLimiter(config.mfa.failures), cacheReads = false }: HubOptions = {},
 ) {
+  await loadXetHashing();
   const db = openDatabase(config.database);
   await migrateToLatest(db, config.database);
   const changes =
@@ -253,6 +256,18 @@ export async function createHub(
     clock,
   });
   const lfsLocks = createLfsLocksService({ db, authorize, clock });
+  const xet = createXetService({
+    db,
+    repos,
+    store: objectStore,
+    authorize,
+    resolveCredentialKey,
+    serverKey,
+    clock,
+    publicUrl: config.publicUrl,
+    tokenTtlSeconds: config.xet.tokenTtlSeconds,
+    logger,
+  });
   const files = createFilesService({
     db,
     reader: objectReader,
@@ -376,6 +391,7 @@ export async function createHub(
     objectStore,
     lfs,
     lfsLocks,
+    xet,
     files,
     refs,
     repoFiles,

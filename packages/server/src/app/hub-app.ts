@@ -39,6 +39,8 @@ import type { UsernameService } from "../areas/accounts/username/username.servic
 import type { AuthService } from "../areas/accounts/auth/auth.service.js";
 import { filesRoutes } from "../areas/repositories/files/files.routes.js";
 import type { FilesService } from "../areas/repositories/files/files.service.js";
+import { xetRoutes } from "../areas/repositories/xet/xet.routes.js";
+import type { XetService } from "../areas/repositories/xet/xet.service.js";
 import type { RepoFiles } from "../git/repo-files.js";
 import { reposRoutes } from "../areas/repositories/repos/repos.routes.js";
 import { refsRoutes } from "../areas/repositories/refs/refs.routes.js";
@@ -127,6 +129,7 @@ export interface AppDeps {
   serverKey: Buffer;
   lfs: LfsService;
   lfsLocks: LfsLocksService;
+  xet: XetService;
   clock: () => Date;
   inference: InferenceService;
   billing: BillingService;
@@ -346,8 +349,10 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       store: deps.objectStore,
       publicUrl: config.publicUrl,
       onDownload: deps.preferences.recordDownload,
+      xet: deps.xet,
     }),
   );
+  await app.register(xetRoutes({ xet: deps.xet, repos: deps.repos }));
   await app.register(smartHttp(deps));
   await app.register(lfs(deps, config.publicUrl));
   await app.register(

@@ -66,6 +66,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0023-change-notes",
         "0024-session-inference-tokens",
         "0025-discussions",
+        "0026-xet",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(
@@ -103,6 +104,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
           "discussion_reactions",
           "notifications",
           "repo_watches",
+          "xet_xorbs",
+          "xet_xorb_links",
+          "xet_files",
+          "xet_dedup_chunks",
         ]),
       );
     } finally {
@@ -128,6 +133,25 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
       expect(applied.rows.map((row) => row.name)).toContain("0009-late");
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toContain("late_table");
+    } finally {
+      await close();
+    }
+  });
+
+  it("let repositories made before Xet take Xet uploads (xetEnabled true)", async () => {
+    const { db, config, close } = await freshDatabase();
+    try {
+      await new Migrator({ db, provider: migrationProvider }).migrateTo("0025-discussions");
+      const at = new Date().toISOString();
+      await sql`insert into users (id, handle, email, fullname, created_at) values ('u1', 'alice', 'alice@example.com', 'Alice', ${at})`.execute(
+        db,
+      );
+      await sql`insert into repositories (id, owner_id, owner_type, type, name, private, default_branch, created_at, updated_at) values ('r1', 'u1', 'user', 'model', 'm', 0, 'main', ${at}, ${at})`.execute(
+        db,
+      );
+      await migrateToLatest(db, config);
+      const row = await db.selectFrom("repositories").select("xet_enabled").executeTakeFirstOrThrow();
+      expect(row.xet_enabled).toBe(1);
     } finally {
       await close();
     }

@@ -230,6 +230,8 @@ export interface RepositoryRow {
   gated: string | null;
   /** The SDK of a Space (`gradio`, `streamlit`, `docker`, `static`); null for models and datasets. */
   space_sdk: string | null;
+  /** 1 when uploads may go through Xet storage (the default), 0 when only Git LFS is offered. */
+  xet_enabled: number;
 }
 
 /** An account following another account. */
@@ -262,6 +264,42 @@ export interface LfsObjectRow {
   oid: string;
   size: number;
   created_at: string;
+}
+
+/**
+ * A xorb the Xet CAS stored (under the object store's `xet/xorbs` namespace): its serialized size, and its chunk
+ * table (per chunk: hash, record length, uncompressed length; packed, base64) so shards are checked and files
+ * planned without reading the xorb again.
+ */
+export interface XetXorbRow {
+  hash: string;
+  size: number;
+  chunk_count: number;
+  unpacked_size: number;
+  chunks: string;
+  created_at: string;
+}
+
+/** A repository a xorb was uploaded for: who may use it in shards, and whose storage it counts in. */
+export interface XetXorbLinkRow {
+  xorb_hash: string;
+  repository_id: string;
+  created_at: string;
+}
+
+/** A file a shard registered: its Xet hash, SHA-256 (its LFS object id), size and terms (packed, base64). */
+export interface XetFileRow {
+  file_hash: string;
+  sha256: string;
+  size: number;
+  terms: string;
+  created_at: string;
+}
+
+/** A chunk the global deduplication API answers for (eligible chunks and files' first chunks), in a xorb. */
+export interface XetDedupChunkRow {
+  chunk_hash: string;
+  xorb_hash: string;
 }
 
 export interface RepoRedirectRow {
@@ -548,6 +586,10 @@ export interface Database {
   organization_follows: OrganizationFollowRow;
   repo_access_requests: RepoAccessRequestRow;
   lfs_objects: LfsObjectRow;
+  xet_xorbs: XetXorbRow;
+  xet_xorb_links: XetXorbLinkRow;
+  xet_files: XetFileRow;
+  xet_dedup_chunks: XetDedupChunkRow;
   repo_redirects: RepoRedirectRow;
   lfs_locks: LfsLockRow;
   account_keys: AccountKeyRow;

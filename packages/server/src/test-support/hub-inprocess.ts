@@ -8,6 +8,7 @@ import pino from "pino";
 import { expect } from "vitest";
 import { buildHubApp } from "../app/hub-app.js";
 import { loadConfig, type Config } from "../config.js";
+import type { Db } from "../db/database.js";
 import { loggerOptions } from "../logger.js";
 import { prepareServe } from "../main.js";
 import { createTestDatabase, type Dialect, type TestDatabase } from "./databases.js";
@@ -59,6 +60,11 @@ export class InProcessHub {
     private readonly served: Served,
     private readonly app: FastifyInstance,
   ) {}
+
+  /** The hub's own database, for tests that check what was (or was not) recorded. */
+  get db(): Db {
+    return this.served.deps.db;
+  }
 
   /** The Hub API's public URL; requests to it go to `inject()`, nothing listens there. */
   get url(): string {

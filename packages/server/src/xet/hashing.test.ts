@@ -1,22 +1,28 @@
+import { blake3 } from "@noble/hashes/blake3.js";
 import { describe, expect, it } from "vitest";
 import {
-  DATA_KEY,
-  INTERNAL_NODE_KEY,
-  ZERO_HASH,
   chunkHash,
+  DATA_KEY,
   fileHash,
   hashFromHex,
   hashToHex,
+  INTERNAL_NODE_KEY,
   internalNodeHash,
   isGlobalDedupEligible,
   isHashHex,
   keyedHash,
+  loadXetHashing,
   merkleRoot,
   termVerificationHash,
+  VERIFICATION_KEY,
   xorbHash,
+  ZERO_HASH,
 } from "./hashing.js";
 import { loadVectors, makeInput } from "./testdata/test-inputs.js";
 import { XetFormatError } from "./xet-format-error.js";
+
+// Some vectors are hashed while the suites are collected.
+await loadXetHashing();
 
 const vectors = loadVectors();
 
@@ -166,5 +172,36 @@ describe("global deduplication eligibility", () => {
     hash[25] = 0;
     hash[24] = 1;
     expect(isGlobalDedupEligible(hash)).toBe(false);
+  });
+});
+
+describe("the WebAssembly hashers", () => {
+  const keys = { DATA_KEY, INTERNAL_NODE_KEY, VERIFICATION_KEY, ZERO_HASH };
+  // Around BLAKE3's 1 KiB chunk and 64-byte block boundaries, and past hash-wasm's 16 KiB copy into its memory.
+  const sizes = [0, 1, 63, 64, 65, 1023, 1024, 1025, 16 * 1024 + 1, 131_072, 1_000_003];
+
+  for (const [name, key] of Object.entries(keys)) {
+    it(`give @noble/hashes' BLAKE3 digests under ${name}`, () => {
+      for (const size of sizes) {
+        const data = makeInput([{ kind: "random", seed: `wasm-${name}-${size}`, length: size }]);
+        expect(hashToHex(keyedHash(key, data))).toBe(hashToHex(blake3(data, { key })));
+      }
+    });
+  }
+
+  it("serve a copy of a fixed key like the key itself, and any other key through @noble/hashes", () => {
+    const data = makeInput([{ kind: "text", seed: "wasm-keys", length: 5000 }]);
+    expect(keyedHash(Uint8Array.from(DATA_KEY), data)).toEqual(chunkHash(data));
+    const other = new Uint8Array(32).fill(7);
+    expect(keyedHash(other, data)).toEqual(blake3(data, { key: other }));
+    expect(keyedHash(other, data)).not.toEqual(chunkHash(data));
+  });
+
+  it("keep no state between hashes", () => {
+    const a = makeInput([{ kind: "random", seed: "state-a", length: 70_000 }]);
+    const b = makeInput([{ kind: "random", seed: "state-b", length: 3 }]);
+    const first = chunkHash(b);
+    chunkHash(a);
+    expect(chunkHash(b)).toEqual(first);
   });
 });

@@ -24,6 +24,7 @@ import { followsAndSpaceSdk } from "./0022-follows-and-space-sdk.js";
 import { changeNotes } from "./0023-change-notes.js";
 import { sessionInferenceTokens } from "./0024-session-inference-tokens.js";
 import { discussions } from "./0025-discussions.js";
+import { xet } from "./0026-xet.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   "0023-change-notes": changeNotes,
   "0024-session-inference-tokens": sessionInferenceTokens,
   "0025-discussions": discussions,
+  "0026-xet": xet,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

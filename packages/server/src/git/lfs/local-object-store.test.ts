@@ -85,4 +85,28 @@ describe("the local object store", () => {
       oidOf(await readFile(path.join(dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid))),
     ).toBe(oid);
   });
+
+  it("keeps a namespace's objects apart, stores each once, and reads them by range", async () => {
+    const xorbs = store.namespace("xet/xorbs");
+    const key = "ab".repeat(32);
+    const content = bytesOf(300_000, 11);
+    await Promise.all([xorbs.put(key, content), xorbs.put(key, content)]).then((stored) =>
+      expect(stored.filter(Boolean)).toHaveLength(1),
+    );
+    expect(await xorbs.put(key, bytesOf(10, 12))).toBe(false);
+    expect(await xorbs.size(key)).toBe(content.length);
+    expect(await store.size(key)).toBeNull();
+    const part: Buffer[] = [];
+    for await (const chunk of xorbs.read(key, { start: 1000, end: 1999 })) part.push(chunk as Buffer);
+    expect(Buffer.concat(part)).toEqual(content.subarray(1000, 2000));
+    expect(
+      await readFile(path.join(dataDir, "lfs", "xet", "xorbs", key.slice(0, 2), key.slice(2, 4), key)),
+    ).toEqual(content);
+    expect(readdirSync(path.join(dataDir, "lfs", "tmp"))).toEqual([]);
+    await xorbs.remove(key);
+    expect(await xorbs.size(key)).toBeNull();
+    expect(() => store.namespace("objects")).toThrow();
+    expect(() => store.namespace("../up")).toThrow();
+    expect(() => xorbs.size("../../objects")).toThrow();
+  });
 });

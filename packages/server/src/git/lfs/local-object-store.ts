@@ -1,11 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { uploadHash } from "./hash-workers.js";
-import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
+import {
+  NAMESPACED_KEY_PATTERN,
+  OID_PATTERN,
+  ObjectMismatchError,
+  type NamespacedObjects,
+  type ObjectStore,
+} from "./object-store.js";
 
 const READ_CHUNK_BYTES = 1024 * 1024;
 /**
@@ -15,6 +21,60 @@ const READ_CHUNK_BYTES = 1024 * 1024;
  * the writes that pile up meanwhile go out together (writev).
  */
 const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+
+const NAMESPACE_PATTERN = /^[a-z0-9-]+(?:\/[a-z0-9-]+)*$/;
+
+/** Size of a file, or null when there is none. */
+async function sizeOf(file: string): Promise<number | null> {
+  try {
+    return (await stat(file)).size;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A namespace's objects as files under `lfs/<namespace>/ab/cd/<key>`. A new object is written whole to a
+ * temporary file and hard-linked into place: the link fails when the object is already there (another upload
+ * of the same content won the race), which is fine, and never replaces it.
+ */
+function localNamespace(root: string, name: string): NamespacedObjects {
+  if (!NAMESPACE_PATTERN.test(name) || name === "objects" || name === "tmp")
+    throw new Error(`Not a namespace of the object store: ${name}`);
+  const pathOf = (key: string) => {
+    if (!NAMESPACED_KEY_PATTERN.test(key)) throw new Error(`Not a key of ${name}: ${key}`);
+    return path.join(root, ...name.split("/"), key.slice(0, 2), key.slice(2, 4), key);
+  };
+  return {
+    size: (key) => sizeOf(pathOf(key)),
+    async put(key, bytes) {
+      const target = pathOf(key);
+      if ((await sizeOf(target)) !== null) return false;
+      const temporary = path.join(root, "tmp", `${key}.${randomBytes(6).toString("hex")}`);
+      await mkdir(path.dirname(temporary), { recursive: true });
+      try {
+        await writeFile(temporary, bytes, { flag: "wx" });
+        await mkdir(path.dirname(target), { recursive: true });
+        return await link(temporary, target).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => {
+            if (err.code === "EEXIST") return false;
+            throw err;
+          },
+        );
+      } finally {
+        await rm(temporary, { force: true });
+      }
+    },
+    read(key, range) {
+      return createReadStream(pathOf(key), {
+        highWaterMark: READ_CHUNK_BYTES,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      });
+    },
+    remove: (key) => rm(pathOf(key), { force: true }),
+  };
+}
 
 /** LFS objects as files under `lfs/objects/ab/cd/<oid>`, written to a temporary file and renamed in once verified. */
 export function createLocalObjectStore(dataDir: string): ObjectStore {
@@ -77,5 +137,7 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
     },
 
     remove: (oid) => rm(pathOf(oid), { force: true }),
+
+    namespace: (name) => localNamespace(root, name),
   };
 }

@@ -183,7 +183,7 @@ describe.each(DIALECTS)("expand and blobs, on %s", (dialect) => {
     const asked = await get<RepoInfo>(
       `${api}?expand[]=pipeline_tag&expand[]=private&expand[]=gated&expand[]=downloads&expand[]=likes&expand[]=lastModified&expand[]=xetEnabled&expand[]=sha`,
     );
-    expect(asked.body).toMatchObject({ private: false, gated: false, xetEnabled: false });
+    expect(asked.body).toMatchObject({ private: false, gated: false, xetEnabled: true });
     expect(asked.body.sha).toMatch(/^[0-9a-f]{40}$/);
     for (const [query, field] of [
       ["expand[]=cardData", "expand"],

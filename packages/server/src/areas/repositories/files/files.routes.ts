@@ -25,7 +25,7 @@ import {
   repositoryOf,
 } from "../../../http/repo-access.js";
 import { type ReposService } from "../repos/repos.service.js";
-import { URL_PREFIX } from "../../../domain/repositories.js";
+import { URL_PREFIX, type FoundRepo } from "../../../domain/repositories.js";
 import { pullRequestNumber } from "../../../git/pull-requests.js";
 import { isRepositoryPath, type FilesService } from "./files.service.js";
 
@@ -36,7 +36,7 @@ const EXPANDED_TREE_PAGE_SIZE = 50;
 const flag = (value: unknown) => typeof value === "string" && /^(1|true)$/i.test(value);
 
 /** `create_pr`, which the clients add to preupload and commit when asked for a pull request. */
-const CreatePrQuery = Type.Object(
+export const CreatePrQuery = Type.Object(
   {
     create_pr: Type.Optional(
       Type.String({
@@ -48,7 +48,7 @@ const CreatePrQuery = Type.Object(
 );
 
 /** Whether a write goes to a pull request (a new one, or `refs/pr/{num}`): `community:write` may then do it. */
-function writesPullRequest(request: FastifyRequest): boolean {
+export function writesPullRequest(request: FastifyRequest): boolean {
   const { create_pr: createPr } = request.query as { create_pr?: string };
   return flag(createPr) || pullRequestNumber((request.params as { rev?: string }).rev ?? "") !== null;
 }
@@ -81,6 +81,15 @@ function expandFlag(value: unknown): boolean {
   );
 }
 
+/** What downloads and listings say of the LFS files a repository's Xet CAS can rebuild (areas/repositories/xet). */
+export interface XetAnnouncer {
+  /** The Xet hash of each of the objects the repository's CAS can rebuild. */
+  fileHashesOf(repo: FoundRepo, oids: string[]): Promise<Map<string, string>>;
+  /** The route a client gets (and refreshes) its Xet read token at. */
+  readTokenUrl(repo: FoundRepo, revision: string): string;
+  casUrl: string;
+}
+
 export interface FilesRoutesDeps {
   repos: ReposService;
   files: FilesService;
@@ -89,6 +98,8 @@ export interface FilesRoutesDeps {
   publicUrl: string;
   /** Told of every file a signed-in account downloads (`resolve`, GET), for interests learned from activity. */
   onDownload?: (userId: string, repositoryId: string) => Promise<void>;
+  /** Announces files stored through Xet, so Xet clients download them from the CAS. */
+  xet?: XetAnnouncer;
 }
 
 /** The Hugging Face-compatible file API: preupload, NDJSON commits, trees, paths-info, and resolve/raw downloads. */
@@ -99,6 +110,7 @@ export function filesRoutes({
   store,
   publicUrl,
   onDownload,
+  xet,
 }: FilesRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addContentTypeParser(
@@ -260,7 +272,8 @@ export function filesRoutes({
           if (offset + size < entries.length) {
             reply.header("link", `<${nextPageUrl(publicUrl, request, offset + size)}>; rel="next"`);
           }
-          return expand ? withLastCommits(repo.row.id, commit, page) : page;
+          const announced = await withXetHashes(repo, page);
+          return expand ? withLastCommits(repo.row.id, commit, announced) : announced;
         },
       );
 
@@ -289,37 +302,10 @@ export function filesRoutes({
             // Paths that cannot name anything in a repository are simply not there.
             request.body.paths.filter(isRepositoryPath),
           );
-          return expand ? withLastCommits(repo.row.id, commit, entries) : entries;
+          const announced = await withXetHashes(repo, entries);
+          return expand ? withLastCommits(repo.row.id, commit, announced) : announced;
         },
       );
-
-      for (const direction of ["read", "write"] as const) {
-        app.get(
-          `${api}/xet-${direction}-token/:rev`,
-          {
-            schema: {
-              operationId: `files_xet_${direction}_token_${type}`,
-              tags,
-              summary: "Xet storage is not offered; this says so in a way the clients show.",
-              response: { 404: ApiErrorRef },
-            },
-            config: { access: read },
-          },
-          async () => {
-            throw new HubError(
-              404,
-              "xet_unavailable",
-              "This hub stores large files with Git LFS, not Xet: set HF_HUB_DISABLE_XET=1 and retry.",
-              {
-                headers: {
-                  "x-error-code": "XetUnavailable",
-                  "x-error-message": "Xet is not available on this hub; set HF_HUB_DISABLE_XET=1",
-                },
-              },
-            );
-          },
-        );
-      }
 
       const web = `/${URL_PREFIX[type]}:owner/:repo`;
       const webLocate = (request: FastifyRequest) => {
@@ -336,6 +322,21 @@ export function filesRoutes({
           (request, reply) => download(request, reply, type, mode),
         );
       }
+    }
+
+    /** Adds to each LFS entry the CAS can rebuild its Xet hash (`xetHash`), as the Hub lists Xet files. */
+    async function withXetHashes(
+      repo: FoundRepo,
+      entries: TreeEntryRow[],
+    ): Promise<Array<TreeEntryRow & { xetHash?: string }>> {
+      if (!xet) return entries;
+      const oids = entries.flatMap((entry) => (entry.lfs ? [entry.lfs.oid] : []));
+      const hashes = await xet.fileHashesOf(repo, oids);
+      if (hashes.size === 0) return entries;
+      return entries.map((entry) => {
+        const xetHash = entry.lfs && hashes.get(entry.lfs.oid);
+        return xetHash ? { ...entry, xetHash } : entry;
+      });
     }
 
     /** Adds to each entry the commit that last changed it. */
@@ -374,6 +375,17 @@ export function filesRoutes({
           .header("etag", `"${oid}"`)
           .header("x-linked-etag", `"${oid}"`)
           .header("x-linked-size", String(size));
+        // A file the repository's Xet CAS can rebuild is announced as the Hub announces Xet files: Xet clients
+        // (the Python client with hf_xet) then read it from the CAS, others read on as before.
+        const xetHash = xet && (await xet.fileHashesOf(repo, [oid])).get(oid);
+        if (xet && xetHash) {
+          reply
+            .header("x-xet-hash", xetHash)
+            .header(
+              "link",
+              `<${xet.readTokenUrl(repo, commit)}>; rel="xet-auth", <${xet.casUrl}/v1/reconstructions/${xetHash}>; rel="xet-reconstruction-info"`,
+            );
+        }
         return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
       }
       reply.header("etag", `"${entry.oid}"`);

@@ -249,11 +249,10 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     }
   });
 
-  it("tells Xet clients to fall back to LFS", async () => {
+  it("gives Xet clients a token for the hub's own CAS (areas/repositories/xet tests the rest)", async () => {
     const response = await hub.request("/api/models/alice/files/xet-write-token/main", { token });
-    expect(response.status).toBe(404);
-    expect((await readJson<ApiError>(response)).error).toMatch(/HF_HUB_DISABLE_XET=1/);
-    expect(response.headers.get("x-error-message")).toMatch(/HF_HUB_DISABLE_XET=1/);
+    expect(response.status).toBe(200);
+    expect(await readJson<{ casUrl: string }>(response)).toMatchObject({ casUrl: `${hub.url}/xet-cas` });
   });
 
   it("decides LFS by .gitattributes and size at preupload", async () => {

@@ -91,6 +91,13 @@ export const reposRepository = {
       .where("id", "=", id)
       .execute(),
 
+  setXetEnabled: (db: DbOrTx, id: string, enabled: boolean, at: string) =>
+    db
+      .updateTable("repositories")
+      .set({ xet_enabled: enabled ? 1 : 0, updated_at: at })
+      .where("id", "=", id)
+      .execute(),
+
   setGated: (db: DbOrTx, id: string, mode: string | null, at: string) =>
     db.updateTable("repositories").set({ gated: mode, updated_at: at }).where("id", "=", id).execute(),
 

@@ -274,13 +274,19 @@ export function reposRoutes({
             operationId: `repos_settings_${type}`,
             tags: ["Repositories"],
             summary:
-              "Change visibility (private or visibility), gating (gated: false, auto or manual) and whether pushes may rewrite history (denyForcePush).",
+              "Change visibility (private or visibility), gating (gated: false, auto or manual), whether pushes may rewrite history (denyForcePush) and whether uploads may go through Xet storage (xetEnabled).",
             body: Type.Object(
               {
                 private: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
                 visibility: Type.Optional(Type.Union([Type.Literal("public"), Type.Literal("private")])),
                 gated: Type.Optional(GatedSetting),
                 denyForcePush: Type.Optional(Type.Boolean()),
+                xetEnabled: Type.Optional(
+                  Type.Boolean({
+                    description:
+                      "Whether the Xet CAS takes uploads for this repository (true by default); false answers the Xet token routes with 404, as a hub without Xet does.",
+                  }),
+                ),
               },
               { additionalProperties: true },
             ),
@@ -293,7 +299,12 @@ export function reposRoutes({
           const isPrivate = body.visibility ? body.visibility === "private" : (body.private ?? undefined);
           await repos.updateSettings(
             repositoryOf(request),
-            { private: isPrivate, gated: body.gated, denyForcePush: body.denyForcePush },
+            {
+              private: isPrivate,
+              gated: body.gated,
+              denyForcePush: body.denyForcePush,
+              xetEnabled: body.xetEnabled,
+            },
             principalOf(request).handle,
           );
           return reply.status(200).send();

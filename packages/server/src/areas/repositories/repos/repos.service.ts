@@ -225,6 +225,7 @@ export function createReposService({
         updated_at: now,
         gated: null,
         space_sdk: input.type === "space" ? (input.spaceSdk ?? null) : null,
+        xet_enabled: 1,
       };
       // The repository goes on disk first: a crash then leaves an unused directory, never a row without a repository.
       await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
@@ -310,10 +311,18 @@ export function createReposService({
      */
     async updateSettings(
       repo: FoundRepo,
-      settings: { private?: boolean; gated?: GateMode | false; denyForcePush?: boolean },
+      settings: {
+        private?: boolean;
+        gated?: GateMode | false;
+        denyForcePush?: boolean;
+        xetEnabled?: boolean;
+      },
       actor: string,
     ): Promise<void> {
       const now = clock().toISOString();
+      // Whether uploads may go through Xet changes no content and nothing webhooks report.
+      if (settings.xetEnabled !== undefined)
+        await reposRepository.setXetEnabled(db, repo.row.id, settings.xetEnabled, now);
       if (settings.private !== undefined)
         await reposRepository.setPrivate(db, repo.row.id, settings.private, now);
       const { gated } = settings;
@@ -467,8 +476,7 @@ export function createReposService({
         createdAt: repo.row.created_at,
         lastModified: repo.row.updated_at || repo.row.created_at,
         ...sdkOf(repo.row),
-        // Large files travel through Git LFS; Xet is not offered (yet).
-        xetEnabled: false,
+        xetEnabled: repo.row.xet_enabled === 1,
         siblings,
       };
     },

@@ -24,6 +24,26 @@ export const storageRepository = {
     return new Map(rows.map((row) => [row.repository_id, Number(row.bytes)]));
   },
 
+  /**
+   * The bytes of the Xet xorbs uploaded for each of the repositories. A file uploaded through Xet is kept twice,
+   * as its xorbs and as the LFS object made from them (docs/xet.md), and both count; a xorb uploaded for
+   * several repositories counts in each.
+   */
+  async xorbBytes(db: DbOrTx, repositoryIds: string[]): Promise<Map<string, number>> {
+    if (repositoryIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("xet_xorb_links")
+      .innerJoin("xet_xorbs", "xet_xorbs.hash", "xet_xorb_links.xorb_hash")
+      .select((eb) => [
+        "xet_xorb_links.repository_id",
+        eb.fn.sum<string | number>("xet_xorbs.size").as("bytes"),
+      ])
+      .where("xet_xorb_links.repository_id", "in", repositoryIds)
+      .groupBy("xet_xorb_links.repository_id")
+      .execute();
+    return new Map(rows.map((row) => [row.repository_id, Number(row.bytes)]));
+  },
+
   unlink: (db: DbOrTx, repositoryId: string, oids: string[]) =>
     oids.length === 0
       ? Promise.resolve()

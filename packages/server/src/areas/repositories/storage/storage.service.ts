@@ -70,17 +70,16 @@ export function createStorageService(deps: StorageServiceDeps) {
   }
 
   return {
-    /** Each repository of an account or organization with the bytes it uses (git and LFS) and its share of the total. */
+    /** Each repository of an account or organization with the bytes it uses (git, LFS and Xet xorbs) and its share of the total. */
     async repositoriesOf(ownerId: string, ownerHandle: string): Promise<RepoStorageEntry[]> {
       const rows = await storageRepository.reposOfOwner(db, ownerId);
-      const lfs = await storageRepository.lfsBytes(
-        db,
-        rows.map((row) => row.id),
-      );
+      const ids = rows.map((row) => row.id);
+      const lfs = await storageRepository.lfsBytes(db, ids);
+      const xorbs = await storageRepository.xorbBytes(db, ids);
       const sized = await Promise.all(
         rows.map(async (row) => ({
           row,
-          bytes: (await maintenance.diskUsage(row.id)) + (lfs.get(row.id) ?? 0),
+          bytes: (await maintenance.diskUsage(row.id)) + (lfs.get(row.id) ?? 0) + (xorbs.get(row.id) ?? 0),
         })),
       );
       const total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
