@@ -68,10 +68,13 @@ describe.each(DIALECTS)("Router billing and its control plane on %s", (dialect) 
     ]);
     hub = await startHub({ dialect, env: { HUB_PROVIDERS: file } });
     hub.secrets.add("sk-solo-hub-key");
-    for (const name of ["ann", "bob", "carl", "dan", "rita", "olga"]) {
-      await hub.createUser(name);
-      tokens[name] = await hub.createToken(name, ["--role", "write"]);
-    }
+    // One admin CLI process per account at a time: the accounts are made side by side.
+    await Promise.all(
+      ["ann", "bob", "carl", "dan", "rita", "olga"].map(async (name) => {
+        await hub.createUser(name);
+        tokens[name] = await hub.createToken(name, ["--role", "write"]);
+      }),
+    );
     expect((await hub.cli(["org", "create", "teamco", "--owner", "ann", "--plan", "team"])).code).toBe(0);
     expect((await hub.cli(["org", "create", "freeco", "--owner", "ann"])).code).toBe(0);
     expect((await hub.cli(["org", "add-member", "teamco", "rita", "--role", "read"])).code).toBe(0);
@@ -85,7 +88,8 @@ describe.each(DIALECTS)("Router billing and its control plane on %s", (dialect) 
     for (const [handle, usd] of grants) {
       expect((await hub.cli(["credit", "add", handle, usd])).code).toBe(0);
     }
-  }, 60_000);
+    // About twenty admin commands, each a process: beside the suite's other files this can pass a minute.
+  }, 180_000);
 
   afterAll(async () => {
     await hub?.stop();
