@@ -63,7 +63,10 @@ describe("account settings in a browser", () => {
       await page.getByLabel(/^Title/).fill("laptop");
       await page.getByLabel("Public key").fill(publicKey);
       await page.getByRole("button", { name: "Add key" }).click();
-      await page.getByRole("button", { name: "Delete laptop" }).waitFor();
+      // The key's row, or the refusal the page shows instead (so a failure says why); slow beside other browsers.
+      const added = page.getByRole("button", { name: "Delete laptop" });
+      await added.or(page.getByRole("alert")).first().waitFor({ timeout: 90_000 });
+      expect(await added.isVisible(), await page.getByRole("alert").allInnerTexts().then(String)).toBe(true);
       const [key] = await readJson<AccountKey[]>(await hub.request("/api/me/keys", { token }));
       expect(key).toMatchObject({ type: "ssh", title: "laptop" });
       await page
