@@ -8,12 +8,14 @@ import type { FoundRepo } from "./repositories.js";
  */
 export interface PullRequests {
   /**
-   * Checks that the caller may write to pull request `num` now (its author, or
-   * a writer of the repository; open or draft); throws the HubError otherwise.
+   * Checks that the caller, already granted `community:write` on the
+   * repository, may write to pull request `num` now (its author, or a writer of
+   * the repository; open or draft); throws the HubError otherwise.
    */
   authorizeWrite(repo: FoundRepo, principal: Principal, num: number): Promise<void>;
   /**
-   * Opens a pull request for a commit about to be made (`create_pr=1`): its
+   * Opens a pull request for a commit about to be made (`create_pr=1`, by a
+   * caller already granted `community:write`): its
    * number, `abandon` to remove it again when the commit then fails, and
    * `announce` to tell webhooks and watchers once the commit is on its ref.
    */

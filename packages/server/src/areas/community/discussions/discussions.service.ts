@@ -158,9 +158,13 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
     return row;
   }
 
-  /** Asks the one decision: the caller's own things need `community:write`, other people's a role. */
+  /**
+   * The caller's own things need `community:write`, which every route that
+   * reaches here has already decided; other people's also need a role, asked
+   * of the one decision now.
+   */
   async function allow(principal: Principal, repo: FoundRepo, own: boolean, others: Action): Promise<void> {
-    await authorize(principal, own ? "community:write" : others, repoResource(repo));
+    if (!own) await authorize(principal, others, repoResource(repo));
   }
 
   async function publish(event: RepoEvent, activity: Omit<DiscussionActivity, "repo"> | null): Promise<void> {
@@ -630,9 +634,9 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
      * tree. The branch moves by compare-and-swap; when it moved meanwhile the
      * merge is made again on its new head, so nothing pushed is lost.
      */
+    /** The merge route has decided `repo:write`. */
     async merge(repo: FoundRepo, principal: Principal, num: number, note?: string) {
       const row = await findPullRequest(repo, num);
-      await authorize(principal, "repo:write", repoResource(repo));
       if (note) checkCommentSize(note, "comment");
       if (!OPEN_STATUSES.includes(row.status) || row.target_branch === null)
         throw conflict(
@@ -756,8 +760,8 @@ export function createDiscussionsService(deps: DiscussionsServiceDeps) {
         );
     },
 
+    // The commit route has decided `community:write` for a create_pr commit.
     async openForCommit(repo, principal, input) {
-      await authorize(principal, "community:write", repoResource(repo));
       const row = await insertDiscussion(repo, {
         title: cleanTitle(input.title),
         author_id: principal.userId,
