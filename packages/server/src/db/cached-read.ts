@@ -10,6 +10,8 @@ class ReadResults {
   private readonly entries = new Map<string, Promise<unknown>>();
 
   get<T>(epoch: number, key: string, load: () => Promise<T>): Promise<T> {
+    // An epoch older than the kept one (asked before it, answered after) reads past the cache.
+    if (epoch < this.epoch) return load().then(frozen);
     if (epoch !== this.epoch) {
       this.entries.clear();
       this.epoch = epoch;
@@ -33,7 +35,12 @@ function frozen<T>(value: T): T {
   return value;
 }
 
-const cachesOf = new WeakMap<object, { epoch: ChangeEpoch; reads: Map<symbol, ReadResults> }>();
+interface Cache {
+  epoch: ChangeEpoch;
+  reads: Map<symbol, ReadResults>;
+}
+
+const cachesOf = new WeakMap<object, Cache>();
 
 /**
  * Lets the cached reads of `db` keep their results while `epoch` holds. Only
@@ -58,12 +65,18 @@ export function cachedRead<Args extends string[], T>(
   read: (db: DbOrTx, ...args: Args) => Promise<T>,
 ): (db: DbOrTx, ...args: Args) => Promise<T> {
   const id = Symbol(name);
-  return (db, ...args) => {
-    const cache = cachesOf.get(db);
-    const epoch = cache?.epoch.current() ?? null;
-    if (!cache || epoch === null) return read(db, ...args);
+  const readAt = (cache: Cache, epoch: number | null, db: DbOrTx, args: Args): Promise<T> => {
+    if (epoch === null) return read(db, ...args);
     let results = cache.reads.get(id);
     if (!results) cache.reads.set(id, (results = new ReadResults()));
     return results.get(epoch, args.join("\u0000"), () => read(db, ...args));
+  };
+  return (db, ...args) => {
+    const cache = cachesOf.get(db);
+    if (!cache) return read(db, ...args);
+    const epoch = cache.epoch.current();
+    return epoch instanceof Promise
+      ? epoch.then((known) => readAt(cache, known, db, args))
+      : readAt(cache, epoch, db, args);
   };
 }

@@ -3,22 +3,26 @@ import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import type { WriteCount } from "./write-counting-driver.js";
 
-/** The PostgreSQL channel the change triggers notify (migration 0023). */
-export const CHANGE_CHANNEL = "hub_changes";
+/** The epoch connection's name in `pg_stat_activity`, for operators (and tests) to find it. */
+export const EPOCH_CONNECTION_NAME = "hub-change-epoch";
 
-/** The listening connection's name in `pg_stat_activity`, for operators (and tests) to find it. */
-export const LISTENER_NAME = "hub-change-listener";
+/** How long the epoch connection may take to answer before it counts as lost. */
+const ANSWER_MS = 2000;
 
-/** How often the listening connection must answer, and how long it may take. */
-const HEARTBEAT_MS = 2000;
+/** How often the counters of backends that ended are folded into one row, by default. */
+const FOLD_MS = 10 * 60_000;
 
 /**
- * A number that moves whenever a noted table changes (migration 0023), from
- * any process. Reads cached under one value stay valid while it holds; null
- * means the source cannot vouch for anything right now, and nothing is cached.
+ * A number that moves whenever a noted table changes (migrations 0023 and
+ * 0027), from any process. Reads cached under one value stay valid while it
+ * holds; null means the source cannot vouch for anything right now, and
+ * nothing is cached. It is read at most once per turn of the event loop, after
+ * the turn's poll for I/O returned, so a request is always checked against the
+ * database as it was after the request arrived: a change another process
+ * committed before (a revoked token, a removed member) applies to it.
  */
 export interface ChangeEpoch {
-  current(): number | null;
+  current(): number | null | Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -57,96 +61,109 @@ function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
 }
 
 /**
- * PostgreSQL: the triggers notify the channel at commit, and PostgreSQL hands
- * the notification to every listening process at once. This process's own
- * writes count at once, without waiting for their notification to come back.
- * While the listening connection is down (or not yet listening) the epoch is
- * unknown, and each new connection starts a new epoch, so nothing read before
- * a gap survives it. A connection that dies quietly (no reset reaches this
- * process) is found by a heartbeat: one that does not answer within
- * `HEARTBEAT_MS` counts as lost, so a change made while it is dying goes
- * unseen for at most about twice that.
+ * PostgreSQL: the sum of the per-backend counters the triggers bump (migration
+ * 0027), asked on a connection of its own once per turn; the turn's reads wait
+ * for the answer. This process's own writes count the moment they complete. A
+ * connection that fails or does not answer within `ANSWER_MS` makes the epoch
+ * unknown (reads go to the database) until a new one answers.
  */
-function postgresEpoch(url: string, writes: WriteCount, onError: (error: Error) => void): ChangeEpoch {
-  let epoch = 0;
-  let listening = false;
+function postgresEpoch(
+  url: string,
+  writes: WriteCount,
+  onError: (error: Error) => void,
+  foldEveryMs: number,
+): ChangeEpoch {
   let closed = false;
-  let client: pg.Client | null = null;
-  let retry: NodeJS.Timeout | null = null;
+  let client: Promise<pg.Client> | null = null;
+  let thisTurn: Promise<number | null> | null = null;
+  let lastFold = 0;
+  let retryAt = 0;
   let backoffMs = 250;
-  const heartbeat = setInterval(() => {
-    const asked = listening ? client : null;
-    asked?.query("select 1").catch((error: Error) => {
-      if (client === asked) lost(error);
-    });
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
-
-  const lost = (error?: Error) => {
-    listening = false;
-    if (error) onError(error);
-    const last = client;
-    client = null;
-    last?.removeAllListeners();
-    last?.on("error", () => {});
-    last?.end().catch(() => {});
-    if (!closed && !retry) {
-      retry = setTimeout(connect, backoffMs);
-      retry.unref();
-      backoffMs = Math.min(backoffMs * 2, 10_000);
-    }
+  const forget = () => {
+    thisTurn = null;
   };
-  async function connect() {
-    retry = null;
+
+  const lost = (lostClient: Promise<pg.Client>, error: Error) => {
+    if (client !== lostClient) return;
+    client = null;
+    retryAt = Date.now() + backoffMs;
+    backoffMs = Math.min(backoffMs * 2, 10_000);
+    onError(error);
+    void lostClient.then(
+      (c) => c.end().catch(() => {}),
+      () => {},
+    );
+  };
+  const connection = (): Promise<pg.Client> => {
+    if (client) return client;
     const next = new pg.Client({
       connectionString: url,
-      application_name: LISTENER_NAME,
+      application_name: EPOCH_CONNECTION_NAME,
       keepAlive: true,
-      query_timeout: HEARTBEAT_MS,
+      query_timeout: ANSWER_MS,
+      connectionTimeoutMillis: ANSWER_MS,
     });
-    client = next;
-    next.on("notification", () => {
-      epoch += 1;
-    });
-    next.on("error", lost);
-    next.on("end", () => lost());
+    const connected = next.connect().then(() => next);
+    client = connected;
+    next.on("error", (error) => lost(connected, error));
+    next.on("end", () => lost(connected, new Error("the change epoch connection ended")));
+    connected.catch((error: Error) => lost(connected, error));
+    return connected;
+  };
+  /** Folds the counters of backends that ended into row 0, in one statement, so the sum holds. */
+  const fold = (c: pg.Client) => {
+    lastFold = Date.now();
+    c.query(
+      `with ended as (
+         delete from change_epoch
+          where backend <> 0 and backend not in (select pid from pg_stat_activity where pid is not null)
+          returning value)
+       update change_epoch set value = value + (select coalesce(sum(value), 0) from ended) where backend = 0`,
+    ).catch(() => {});
+  };
+  const ask = async (): Promise<number | null> => {
+    if (closed || (!client && Date.now() < retryAt)) return null;
+    const asked = connection();
     try {
-      await next.connect();
-      await next.query(`LISTEN ${CHANGE_CHANNEL}`);
-      if (client !== next) return;
-      epoch += 1;
-      listening = true;
+      const c = await asked;
+      const { rows } = await c.query<{ sum: string }>("select sum(value)::text as sum from change_epoch");
       backoffMs = 250;
+      if (Date.now() - lastFold >= foldEveryMs) fold(c);
+      return Number(rows[0]?.sum ?? 0) + writes.count;
     } catch (error) {
-      if (client === next) lost(error as Error);
+      lost(asked, error as Error);
+      return null;
     }
-  }
-  void connect();
+  };
   return {
-    current: () => (listening ? epoch + writes.count : null),
+    current() {
+      if (!thisTurn) {
+        thisTurn = ask();
+        setImmediate(forget);
+      }
+      return thisTurn;
+    },
     async close() {
       closed = true;
-      clearInterval(heartbeat);
-      if (retry) clearTimeout(retry);
       const last = client;
       client = null;
-      listening = false;
-      last?.removeAllListeners();
-      await last?.end().catch(() => {});
+      await last?.then((c) => c.end()).catch(() => {});
     },
   };
 }
 
 /**
  * The change epoch of the configured database; open it after migrating, so its
- * table or triggers exist. `writes` counts this process's own writes.
+ * table or triggers exist. `writes` counts this process's own writes;
+ * `foldEveryMs` is how often PostgreSQL's ended backends' counters are folded.
  */
 export function openChangeEpoch(
   config: DatabaseConfig,
   writes: WriteCount,
   onError: (error: Error) => void,
+  { foldEveryMs = FOLD_MS }: { foldEveryMs?: number } = {},
 ): ChangeEpoch {
   return config.dialect === "postgres"
-    ? postgresEpoch(config.url, writes, onError)
+    ? postgresEpoch(config.url, writes, onError, foldEveryMs)
     : sqliteEpoch(config.file, writes);
 }

@@ -67,6 +67,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0024-session-inference-tokens",
         "0025-discussions",
         "0026-xet",
+        "0027-change-counters",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

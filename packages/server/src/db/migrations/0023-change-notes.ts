@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Migration } from "kysely";
 import { isPostgres } from "../dialect.js";
-import { CHANGE_CHANNEL } from "../change-epoch.js";
 
 /**
  * The tables whose rows the hot paths read through the cache (`db/cached-read.ts`),
@@ -45,7 +44,7 @@ const NOTED: ReadonlyArray<{ table: string; columns?: string[] }> = [
  * Makes every insert, update and delete of a noted table note a change, from
  * whatever process or tool writes it. SQLite counts changes in a one-row table
  * that readers compare; PostgreSQL notifies the `hub_changes` channel at
- * commit. A later migration that rebuilds one of these tables calls this again
+ * commit (migration 0027 turns that into counters). A later migration that rebuilds one of these tables calls this again
  * for it (SQLite drops a table's triggers with the table).
  */
 export async function noteChangesOn(db: Kysely<unknown>, table: string, columns?: string[]): Promise<void> {
@@ -66,7 +65,7 @@ export const changeNotes: Migration = {
   async up(db: Kysely<unknown>) {
     if (isPostgres(db)) {
       await sql`create function hub_note_change() returns trigger language plpgsql as $$
-        begin perform pg_notify(${sql.lit(CHANGE_CHANNEL)}, ''); return null; end $$`.execute(db);
+        begin perform pg_notify('hub_changes', ''); return null; end $$`.execute(db);
     } else {
       await db.schema
         .createTable("change_epoch")

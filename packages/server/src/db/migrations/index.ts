@@ -25,6 +25,7 @@ import { changeNotes } from "./0023-change-notes.js";
 import { sessionInferenceTokens } from "./0024-session-inference-tokens.js";
 import { discussions } from "./0025-discussions.js";
 import { xet } from "./0026-xet.js";
+import { changeCounters } from "./0027-change-counters.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "0024-session-inference-tokens": sessionInferenceTokens,
   "0025-discussions": discussions,
   "0026-xet": xet,
+  "0027-change-counters": changeCounters,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
