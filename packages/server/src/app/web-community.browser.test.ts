@@ -214,4 +214,46 @@ describe("discussions and pull requests in the browser", () => {
     await bob.context.close();
     await aliceSide.context.close();
   });
+
+  it("keeps a comment typed before the page's scripts ran, and previews it once they run", async () => {
+    const name = "earlybird";
+    const { password } = await hub.createUser(name);
+    const token = await hub.createToken(name);
+    const repo = `${name}/notes`;
+    expect(
+      (
+        await hub.request("/api/repos", {
+          method: "POST",
+          token,
+          json: { repo_id: repo, repo_type: "model" },
+        })
+      ).status,
+    ).toBe(201);
+    const opened = await hub.request(`/api/models/${repo}/discussions`, {
+      method: "POST",
+      token,
+      json: { title: "Typed early", description: "First." },
+    });
+    expect(opened.status).toBe(200);
+    const { context, page, problems } = await signedIn(1440, name, password, `/${repo}`);
+    // The page's scripts come late, as on a slow link: the person types into the server's HTML meanwhile.
+    await context.route("**/_app/immutable/**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await route.continue();
+    });
+    await page.goto(`${hub.url}/${repo}/discussions/1`, { waitUntil: "commit" });
+    const reply = page.getByLabel("Comment", { exact: true });
+    await reply.fill("Written **before** the scripts");
+    expect(await page.locator("html[data-hydrated]").count()).toBe(0);
+    await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+    expect(await reply.inputValue()).toBe("Written **before** the scripts");
+    await page.getByRole("button", { name: "Preview" }).click();
+    await page
+      .getByRole("region", { name: "Preview of comment" })
+      .locator("strong", { hasText: "before" })
+      .waitFor();
+    expect(await reply.inputValue()).toBe("Written **before** the scripts");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });
