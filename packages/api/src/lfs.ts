@@ -18,7 +18,9 @@ const LfsRef = Type.Object({ name: Type.String() }, { additionalProperties: true
 /**
  * `POST …/info/lfs/objects/batch`. An object's oid and size are checked one by one
  * (the answer gives each bad object its own 422), so here they only need their types;
- * `multipart` is the Hugging Face transfer that sends large objects in parts.
+ * `multipart` is the Hugging Face transfer that sends large objects in parts; `xet`
+ * (offered by the JavaScript client and Python releases 0.36 to 1.19) uploads through the
+ * hub's Xet CAS instead (docs/xet.md).
  */
 export const LfsBatchRequest = Type.Object(
   {
@@ -80,7 +82,12 @@ export type LfsBatchObject = Static<typeof LfsBatchObject>;
 /** The batch answer. */
 export const LfsBatchResponse = Type.Object(
   {
-    transfer: Type.Optional(Type.Union([Type.Literal("basic"), Type.Literal("multipart")])),
+    transfer: Type.Optional(
+      Type.Union([Type.Literal("basic"), Type.Literal("multipart"), Type.Literal("xet")], {
+        description:
+          '"xet" when the client offered it and the repository takes Xet uploads: each object to upload then has an `upload` action whose href is the xet-write-token route and whose header carries X-Xet-Cas-Url, X-Xet-Access-Token, X-Xet-Token-Expiration and X-Xet-Session-Id.',
+      }),
+    ),
     objects: Type.Array(LfsBatchObject),
     hash_algo: Type.Optional(Type.Literal("sha256")),
   },

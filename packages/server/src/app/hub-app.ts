@@ -209,6 +209,7 @@ function lfs(deps: AppDeps, baseUrl: string) {
     authenticate: deps.authenticate,
     authorize: deps.authorize,
     pullRequests: deps.discussions.pullRequests,
+    offerXet: deps.xet.offerUpload,
     baseUrl,
   });
 }

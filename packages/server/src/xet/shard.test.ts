@@ -231,9 +231,32 @@ describe("verifying an uploaded shard against the stored xorbs", () => {
     }
   });
 
-  it("refuses a shard with a footer", () => {
+  it("accepts a shard uploaded with a footer, with or without lookup tables, as the JavaScript client sends it", () => {
     const stored = parseShard(fixture(v?.uploadedShardFixture ?? ""));
-    expect(formatError(() => verifyUploadedShard(stored, lookup)).message).toMatch(/must not have a footer/);
+    expect(stored.footer).toBeDefined();
+    expect(() => verifyUploadedShard(stored, lookup)).not.toThrow();
+    // The session shard has lookup tables (the uploaded one's are empty).
+    const bytes = new Uint8Array(fixture(v?.sessionShardFixture ?? ""));
+    const session = parseShard(bytes);
+    const footer = bytes.length - SHARD_FOOTER_BYTES;
+    const tables = Number(parseShardFooterField(bytes, 3));
+    // The JavaScript client's form: the same sections, no lookup tables, their offsets and counts zero.
+    const withoutTables = new Uint8Array(tables + SHARD_FOOTER_BYTES);
+    withoutTables.set(bytes.subarray(0, tables));
+    withoutTables.set(bytes.subarray(footer), tables);
+    const view = new DataView(withoutTables.buffer);
+    for (let field = 3; field <= 8; field++) view.setBigUint64(tables + 8 * field, 0n, true);
+    view.setBigUint64(tables + 8 * 24, BigInt(tables), true);
+    const parsed = parseShard(withoutTables);
+    expect(parsed.files).toEqual(session.files);
+    expect(parsed.xorbs).toEqual(session.xorbs);
+    // Zero counts with the tables still there are bytes the footer does not account for.
+    const zeroed = new Uint8Array(bytes);
+    for (let field = 3; field <= 8; field++)
+      new DataView(zeroed.buffer).setBigUint64(footer + 8 * field, 0n, true);
+    expect(formatError(() => parseShard(zeroed)).message).toMatch(
+      /unexpected bytes between the lookup tables/,
+    );
   });
 });
 

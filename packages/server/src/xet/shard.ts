@@ -2,8 +2,9 @@
  * Shards (the MDB shard format): a 48-byte header, the file info section (per file: a FileDataSequenceHeader,
  * its terms, optional verification entries and a metadata extension with the SHA-256), the CAS info section (per
  * xorb: a CASChunkSequenceHeader and its chunks), each section closed by a bookend, and, in the stored form only,
- * lookup tables and a 200-byte footer. Clients upload shards without the footer (footer size 0); the global
- * deduplication API answers with stored-form shards. All integers are little-endian; hashes are 32 raw bytes.
+ * lookup tables and a 200-byte footer. hf_xet uploads shards without the footer (footer size 0); the JavaScript
+ * client uploads them with a footer but no lookup tables (their offsets and counts zero), which is accepted too
+ * (its fields are checked, then ignored). The global deduplication API answers with stored-form shards. All integers are little-endian; hashes are 32 raw bytes.
  * https://huggingface.co/docs/xet/shard
  */
 import {
@@ -380,7 +381,9 @@ function parseFooter(
   ];
   let at = lookupsAt;
   const counts: number[] = [];
-  for (const [name, i, size] of layout) {
+  // The JavaScript client writes the footer without lookup tables: every offset and count zero.
+  const withoutLookups = layout.every(([, i]) => r.u64(field(i)) === 0n && r.u64(field(i + 1)) === 0n);
+  for (const [name, i, size] of withoutLookups ? [] : layout) {
     if (smallU64(r, field(i), `${name} offset`) !== at)
       bad(`bad shard footer: the ${name} offset is ${r.u64(field(i))}, expected ${at}`, field(i));
     const count = smallU64(r, field(i + 1), `${name} entry count`);
@@ -393,7 +396,7 @@ function parseFooter(
   const footerOffset = r.u64(field(24));
   if (footerOffset !== BigInt(footerAt))
     bad(`bad shard footer: the footer offset is ${footerOffset}, expected ${footerAt}`, field(24));
-  checkLookups(r, lookupsAt, counts, expected);
+  if (!withoutLookups) checkLookups(r, lookupsAt, counts, expected);
   return {
     chunkHashKey: r.hash(field(9)),
     creationTimestamp: r.u64(field(13)),
@@ -612,7 +615,6 @@ export function verifyUploadedShard(
   shard: ParsedShard,
   lookup: (xorbHashHex: string) => KnownXorb | undefined,
 ): void {
-  if (shard.footer) bad("an uploaded shard must not have a footer (its header's footer size must be 0)", 40);
   const missing = missingXorbs(shard, lookup);
   if (missing.length > 0) {
     throw new XetFormatError(

@@ -23,6 +23,7 @@ import type { FastifyError, FastifyReply, FastifyRequest, FastifySchemaValidatio
 import type { Authenticate } from "../../auth/authenticate.js";
 import type { Authorize } from "../../auth/authorizer.js";
 import type { PullRequests } from "../../domain/pull-requests.js";
+import type { OfferXetUpload } from "../../domain/xet-offer.js";
 import { URL_PREFIX, type RepoLookup } from "../../domain/repositories.js";
 import { HubError } from "../../errors.js";
 import { toHubError } from "../../http/error-handler.js";
@@ -63,7 +64,7 @@ function refuseInvalid(status: 400 | 422, messages: Record<string, string> = {})
 
 const invalidBatch = refuseInvalid(422, {
   operation: 'The batch "operation" must be "upload" or "download".',
-  transfers: 'This hub offers the "basic" transfer only.',
+  transfers: 'This hub offers the "basic" and "multipart" transfers (and "xet" beside them).',
   objects: `"objects" must be a list of at most ${LFS_MAX_OBJECTS_PER_BATCH} objects.`,
 });
 
@@ -74,6 +75,8 @@ export interface LfsRoutesDeps {
   authenticate: Authenticate;
   authorize: Authorize;
   pullRequests: Pick<PullRequests, "pushable">;
+  /** Answers an upload batch that offers the "xet" transfer through the Xet CAS, where the repository takes it. */
+  offerXet: OfferXetUpload;
   /** The base URL of this listener as clients see it; action hrefs and redirects point back at it. */
   baseUrl: string;
 }
@@ -91,6 +94,7 @@ export function lfsRoutes({
   authenticate,
   authorize,
   pullRequests,
+  offerXet,
   baseUrl,
 }: LfsRoutesDeps): FastifyPluginAsyncTypebox {
   const gate = repoGate(repos, authorize);
@@ -224,11 +228,16 @@ export function lfsRoutes({
         },
         async (request, reply) => {
           const { body } = request;
-          const { principal, repo } =
-            body.operation === "upload"
-              ? await admitUpload(request, request.params, type, body.ref?.name)
-              : await admit(request, request.params, type, "repo:download");
-          return reply.type(LFS_JSON).send(await lfs.batch(principal, repo, body, baseUrl));
+          if (body.operation === "download") {
+            const { principal, repo } = await admit(request, request.params, type, "repo:download");
+            return reply.type(LFS_JSON).send(await lfs.batch(principal, repo, body, baseUrl));
+          }
+          const ref = body.ref?.name;
+          const { principal, repo, rights } = await admitUpload(request, request.params, type, ref);
+          const xet = body.transfers?.includes("xet")
+            ? offerXet(principal, repo, { ref, pullRequestOnly: !rights.branches })
+            : null;
+          return reply.type(LFS_JSON).send(await lfs.batch(principal, repo, body, baseUrl, xet));
         },
       );
 

@@ -6,6 +6,7 @@ import type { Authorize } from "../../auth/authorizer.js";
 import type { Principal } from "../../auth/credential.js";
 import type { Db } from "../../db/database.js";
 import { repoResource, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
+import type { XetUploadAction } from "../../domain/xet-offer.js";
 import { HubError } from "../../errors.js";
 import type { RangedBody } from "../../http/ranged-response.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
@@ -71,8 +72,16 @@ export function createLfsService(deps: LfsServiceDeps) {
   const { db, repos, store, authorize, resolveCredentialKey, serverKey, staging, clock } = deps;
   const now = () => Math.floor(clock().getTime() / 1000);
 
-  /** One object's answer: what the hub already holds, or the signed hrefs to transfer it. */
-  function answerFor(request: LfsBatchRequest, linked: Map<string, number>, href: SignHref) {
+  /**
+   * One object's answer: what the hub already holds, or the signed hrefs to transfer it; with `xet`, an
+   * upload goes to the Xet CAS instead (the shard that registers the file makes it an object of the repository).
+   */
+  function answerFor(
+    request: LfsBatchRequest,
+    linked: Map<string, number>,
+    href: SignHref,
+    xet: XetUploadAction | null,
+  ) {
     const multipart = request.transfers?.includes("multipart") ?? false;
     return async ({ oid, size }: { oid: string; size: number }): Promise<LfsBatchObject> => {
       if (!isValidObject({ oid, size })) {
@@ -87,6 +96,7 @@ export function createLfsService(deps: LfsServiceDeps) {
         return { oid, size: linkedSize, authenticated: true, actions: { download } };
       }
       if (linkedSize === size && (await store.size(oid)) === size) return { oid, size, authenticated: true };
+      if (xet) return { oid, size, authenticated: true, actions: { upload: xet } };
       const verify = { href: href("verify", oid, size), expires_in: HREF_TTL_SECONDS };
       if (multipart && size > MULTIPART_CHUNK_SIZE) {
         const session = randomBytes(8).toString("hex");
@@ -107,13 +117,15 @@ export function createLfsService(deps: LfsServiceDeps) {
 
   /**
    * Answers a batch request for a repository the caller was admitted to for its operation;
-   * the hrefs point back at `baseUrl`, the listener the client reached.
+   * the hrefs point back at `baseUrl`, the listener the client reached. `xet` is the upload
+   * action of an upload the client and the repository take through Xet.
    */
   async function batch(
     principal: Principal | null,
     repo: FoundRepo,
     request: LfsBatchRequest,
     baseUrl: string,
+    xet: XetUploadAction | null = null,
   ): Promise<LfsBatchResponse> {
     const oids = new Set(request.objects.filter(isValidObject).map((object) => object.oid));
     const linked = await lfsObjectsRepository.linked(db, repo.row.id, [...oids]);
@@ -129,7 +141,8 @@ export function createLfsService(deps: LfsServiceDeps) {
         expires,
         credential: credentialKey(principal),
       });
-    const objects = await Promise.all(request.objects.map(answerFor(request, linked, href)));
+    const objects = await Promise.all(request.objects.map(answerFor(request, linked, href, xet)));
+    if (xet) return { transfer: "xet", objects, hash_algo: "sha256" };
     const inParts = objects.some((object) => object.actions?.upload?.header !== undefined);
     return { transfer: inParts ? "multipart" : "basic", objects, hash_algo: "sha256" };
   }

@@ -204,12 +204,17 @@ export function createXetUploads({ db, store, xorbs, catalog, clock, logger }: X
             terms: packTerms(file.terms),
             created_at: at,
           });
+          // A file's first chunk leads to every xorb of the file: a client that asks about it (the JavaScript
+          // client asks about nothing else) learns the whole file, and sends only what changed.
           const [first] = file.terms;
           const firstChunk = first && usable.get(hashToHex(first.xorbHash))?.chunks[first.chunkStart];
-          if (first && firstChunk) {
-            await xetRepository.indexChunks(tx, [
-              { chunk_hash: hashToHex(firstChunk.hash), xorb_hash: hashToHex(first.xorbHash) },
-            ]);
+          if (firstChunk) {
+            const chunk_hash = hashToHex(firstChunk.hash);
+            const xorbsOfFile = new Set(file.terms.map((term) => hashToHex(term.xorbHash)));
+            await xetRepository.indexChunks(
+              tx,
+              [...xorbsOfFile].map((xorb_hash) => ({ chunk_hash, xorb_hash })),
+            );
           }
           await lfsObjectsRepository.link(tx, caller.repo.row.id, file.sha256 ?? "", size, at);
         }

@@ -65,7 +65,10 @@ export const xetRepository = {
     }
   },
 
-  /** The xorbs holding an indexed chunk, oldest first, at most `limit`. */
+  /**
+   * The xorbs an indexed chunk leads to, oldest first, at most `limit`: those holding it, and for the first
+   * chunk of a registered file every xorb of that file.
+   */
   async xorbsWithChunk(db: DbOrTx, chunkHash: string, limit: number): Promise<string[]> {
     const rows = await db
       .selectFrom("xet_dedup_chunks")

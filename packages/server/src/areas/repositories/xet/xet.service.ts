@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { ResolveCredentialKey } from "../../../auth/authenticate.js";
 import type { Authorize } from "../../../auth/authorizer.js";
 import type { Db } from "../../../db/database.js";
 import type { FoundRepo, RepoLookup } from "../../../domain/repositories.js";
+import type { OfferXetUpload } from "../../../domain/xet-offer.js";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import { createXetAccess } from "./xet-access.js";
 import { createXetDownloads } from "./xet-downloads.js";
@@ -54,6 +56,26 @@ export function createXetService(deps: XetServiceDeps) {
       return `${deps.publicUrl}/api/${repo.type}s/${repo.fullName}/xet-read-token/${encodeURIComponent(revision)}`;
     },
     mint: access.mint,
+    /**
+     * The upload action of a Git LFS batch that offered the "xet" transfer (the JavaScript client, Python
+     * releases 0.36 to 1.19): a token minted now, and the xet-write-token route to refresh it at.
+     */
+    offerUpload: ((principal, repo, { ref, pullRequestOnly }) => {
+      if (repo.row.xet_enabled !== 1) return null;
+      const token = access.mint(principal, repo, pullRequestOnly ? "pull-request" : "write");
+      const revision = ref?.replace(/^refs\/heads\//, "") ?? "None";
+      const route = `${deps.publicUrl}/api/${repo.type}s/${repo.fullName}/xet-write-token/${encodeURIComponent(revision)}`;
+      return {
+        href: ref === undefined ? `${route}?create_pr=1` : route,
+        header: {
+          "X-Xet-Cas-Url": token.casUrl,
+          "X-Xet-Access-Token": token.accessToken,
+          "X-Xet-Token-Expiration": String(token.exp),
+          "X-Xet-Session-Id": randomUUID(),
+        },
+        expires_in: token.exp - Math.floor(deps.clock().getTime() / 1000),
+      };
+    }) satisfies OfferXetUpload,
     admit: access.admit,
     ...createXetUploads({ ...deps, xorbs, catalog }),
     ...createXetDownloads({ ...deps, xorbs, catalog, casUrl }),

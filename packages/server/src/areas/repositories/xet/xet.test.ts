@@ -313,6 +313,79 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
     });
   });
 
+  describe("the Git LFS batch", () => {
+    const batch = (repo: string, as: string, body: Record<string, unknown>) =>
+      hub.fetch(`${hub.url}/${repo}.git/info/lfs/objects/batch`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${tokens[as]}`,
+          "content-type": "application/vnd.git-lfs+json",
+          accept: "application/vnd.git-lfs+json",
+        },
+        body: JSON.stringify({ operation: "upload", hash_algo: "sha_256", ...body }),
+      });
+    interface Answer {
+      transfer: string;
+      objects: Array<{
+        oid: string;
+        actions?: { upload?: { href: string; header?: Record<string, string> }; verify?: unknown };
+      }>;
+    }
+    const object = { oid: "b".repeat(64), size: 5 * 1024 * 1024 };
+
+    it("answers a client that offers xet with the CAS, a write token and the route to refresh it", async () => {
+      const before = Math.floor(Date.now() / 1000);
+      const response = await batch("alice/pub", "alice", {
+        transfers: ["basic", "multipart", "xet"],
+        ref: { name: "main" },
+        objects: [object],
+      });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as Answer;
+      expect(answer.transfer).toBe("xet");
+      const upload = answer.objects[0]?.actions?.upload;
+      expect(answer.objects[0]?.actions?.verify).toBeUndefined();
+      expect(upload?.href).toBe(`${hub.url}/api/models/alice/pub/xet-write-token/main`);
+      const header = upload?.header ?? {};
+      expect(header["X-Xet-Cas-Url"]).toBe(`${hub.url}/xet-cas`);
+      expect(Number(header["X-Xet-Token-Expiration"])).toBeGreaterThanOrEqual(before + 600);
+      expect(header["X-Xet-Session-Id"]).toMatch(/^[0-9a-f-]{36}$/);
+      // The token is a CAS write token of the repository: a xorb it uploads is kept.
+      const { xorb, hex } = remember(packed(prng("from the batch", 30_000)));
+      const posted = await postXorb(header["X-Xet-Access-Token"] ?? "", hex, xorb.bytes);
+      expect(posted.status, await posted.clone().text()).toBe(200);
+      // The client refreshes it at the href, with its own credential.
+      const refreshed = await hub.request(new URL(upload?.href ?? "").pathname, { token: tokens.alice });
+      expect(refreshed.status).toBe(200);
+
+      // A client that does not offer xet gets the transfers it did.
+      const plain = await batch("alice/pub", "alice", {
+        transfers: ["basic", "multipart"],
+        objects: [object],
+      });
+      expect(((await plain.json()) as Answer).transfer).toBe("basic");
+    });
+
+    it("hands someone who may not write a pull-request token when no branch is named, and refuses a branch", async () => {
+      const opened = await batch("alice/pub", "bob", { transfers: ["basic", "xet"], objects: [object] });
+      expect(opened.status).toBe(200);
+      const answer = (await opened.json()) as Answer;
+      expect(answer.transfer).toBe("xet");
+      const upload = answer.objects[0]?.actions?.upload;
+      expect(upload?.href).toBe(`${hub.url}/api/models/alice/pub/xet-write-token/None?create_pr=1`);
+      const href = new URL(upload?.href ?? "");
+      expect((await hub.request(`${href.pathname}${href.search}`, { token: tokens.bob })).status).toBe(200);
+      // Without create_pr the route is a writer's: bob may not refresh a branch token.
+      expect((await hub.request(href.pathname, { token: tokens.bob })).status).toBe(403);
+      const branch = await batch("alice/pub", "bob", {
+        transfers: ["basic", "xet"],
+        ref: { name: "main" },
+        objects: [object],
+      });
+      expect(branch.status).toBe(403);
+    });
+  });
+
   describe("xorb uploads", () => {
     it("store a valid xorb once, and answer was_inserted false the second time", async () => {
       const write = await xetToken("alice/pub", "write", "main", "alice");
