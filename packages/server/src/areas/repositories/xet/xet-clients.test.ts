@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { downloadFile } from "@huggingface/hub";
+import { downloadFile, uploadFiles } from "@huggingface/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
 import { startHub, type TestHub } from "../../../test-support/hub-process.js";
@@ -254,5 +254,48 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
     for (const name of lfsFiles)
       expect(sha256(readFileSync(path.join(dir, name))), name).toBe(expected[name]);
     expect(readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("regular text\n");
+  });
+
+  it("takes the JavaScript client's uploads through Xet once the LFS batch offers it, deduplicated against the Python client's", async () => {
+    const fresh = randomBytes(3 * MIB);
+    // The Python client's 30 MB file, with 1 MB in its middle changed again.
+    const edited = Buffer.from(files.get("big.bin") ?? Buffer.alloc(0));
+    randomBytes(MIB).copy(edited, 10 * MIB);
+    const from = hub.logs.length;
+    await uploadFiles({
+      repo: "alice/xet",
+      accessToken: token,
+      hubUrl: hub.url,
+      files: [
+        { path: "from-js.bin", content: new Blob([fresh]) },
+        { path: "big-js.bin", content: new Blob([edited]) },
+      ],
+    });
+    const requests = logSince(from).filter((line) => line.msg === "request");
+    expect(requests).toContainEqual(
+      expect.objectContaining({ path: "/alice/xet.git/info/lfs/objects/batch", status: 200 }),
+    );
+    expect(requests).toContainEqual(expect.objectContaining({ path: "/xet-cas/v1/shards", status: 200 }));
+    expect(requests.filter((line) => line.path?.startsWith("/lfs/"))).toEqual([]);
+    expect(requests.filter((line) => (line.status ?? 0) >= 500)).toEqual([]);
+    const sent = xorbBytes(logSince(from));
+    expect(sent).toBeGreaterThanOrEqual(fresh.length);
+    // The JavaScript client asks the global dedup API about a file's first chunk only, and dedups against the
+    // xorbs the answer lists: it sends the new megabyte and a few more around the Python client's own edit
+    // (a JavaScript re-upload of its own upload, 1 MB changed, sends about 1.1 MB).
+    expect(sent).toBeLessThan(fresh.length + 0.2 * edited.length);
+
+    const expected = { "from-js.bin": sha256(fresh), "big-js.bin": sha256(edited) };
+    const viaXet = await python(
+      { op: "download", files: Object.keys(expected) },
+      { HF_HOME: path.join(work, "hf-js") },
+    );
+    expect(viaXet.xet).toBe(true);
+    for (const [name, digest] of Object.entries(expected)) {
+      expect(viaXet[name], name).toBe(digest);
+      const resolved = await hub.request(`/alice/xet/resolve/main/${name}`, { token });
+      expect(resolved.status).toBe(200);
+      expect(sha256(new Uint8Array(await resolved.arrayBuffer())), name).toBe(digest);
+    }
   });
 });
