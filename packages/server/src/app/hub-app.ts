@@ -232,7 +232,17 @@ async function registerOpenApi(app: FastifyInstance, config: Readonly<Config>) {
         description: "The Hub REST API: accounts, tokens, repositories, organizations and more.",
       },
       servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer" },
+          xetToken: {
+            type: "http",
+            scheme: "bearer",
+            description:
+              "A Xet CAS token: the accessToken of xet-read-token or xet-write-token (docs/xet.md).",
+          },
+        },
+      },
     },
     // Shared schemas keep their own names (`Error`) in components.schemas.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -69,7 +69,8 @@ function documentAccess(route: RouteOptions, access: Access): void {
   response[400] ??= ApiErrorRef;
   response[429] ??= ApiErrorRef;
   if (access === "public") {
-    schema.security = [];
+    // A route that admits by a credential of its own (the Xet CAS's tokens) documents it itself.
+    schema.security ??= [];
     return;
   }
   if (access === "optional") {

@@ -146,6 +146,10 @@ describe("conventions shared by every Hub operation", () => {
     expect(operations.get("account_tokens_list")?.security).toEqual([{ bearer: [] }]);
     expect(operations.get("health")?.security).toEqual([]);
     expect(doc.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" });
+    // The Xet CAS takes the tokens of the xet-*-token routes, not a Hub credential.
+    for (const id of ["xet_upload_xorb", "xet_upload_shard", "xet_dedup_chunk", "xet_reconstruction"])
+      expect(operations.get(id)?.security, id).toEqual([{ xetToken: [] }]);
+    expect(doc.components.securitySchemes.xetToken).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.components.schemas.Error?.required).toEqual(["error", "code"]);
     const created = operations.get("account_tokens_create");
     expect(JSON.stringify(created?.requestBody)).toContain(

@@ -105,6 +105,9 @@ export function xetRoutes({ xet, repos }: { xet: XetService; repos: RepoLookup }
   };
 }
 
+/** The CAS routes take a token of the xet-read-token and xet-write-token routes, not a Hub credential. */
+const XET_SECURITY = [{ xetToken: [] }];
+
 function casRoutes(xet: XetService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addContentTypeParser("*", readBody);
@@ -128,6 +131,7 @@ function casRoutes(xet: XetService): FastifyPluginAsyncTypebox {
         schema: {
           operationId: "xet_upload_xorb",
           tags,
+          security: XET_SECURITY,
           summary: "Upload a xorb (its chunk records) under its hash; verified before it is stored.",
           params: HashParams,
           response: { 200: XetXorbUploaded, 401: ApiErrorRef, 403: ApiErrorRef },
@@ -144,6 +148,7 @@ function casRoutes(xet: XetService): FastifyPluginAsyncTypebox {
         schema: {
           operationId: "xet_upload_shard",
           tags,
+          security: XET_SECURITY,
           summary:
             "Upload a shard: its files are verified against the stored xorbs and become LFS objects of the repository.",
           response: { 200: XetShardUploaded, 401: ApiErrorRef, 403: ApiErrorRef },
@@ -160,6 +165,7 @@ function casRoutes(xet: XetService): FastifyPluginAsyncTypebox {
         schema: {
           operationId: "xet_dedup_chunk",
           tags,
+          security: XET_SECURITY,
           summary:
             "Global deduplication: a shard describing the stored xorbs holding the chunk that you may read (chunk hashes keyed), or 404.",
           params: Type.Object({
@@ -185,6 +191,7 @@ function casRoutes(xet: XetService): FastifyPluginAsyncTypebox {
         schema: {
           operationId: "xet_reconstruction",
           tags,
+          security: XET_SECURITY,
           summary:
             "How to rebuild a file of the token's repository (or the byte range a Range header asks for) from xorb byte ranges.",
           params: HashParams,
