@@ -69,7 +69,8 @@ import { createRepoDuplication } from "../areas/repositories/repos/duplicate.js"
 import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.js";
 import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
-import { createXetService } from "../areas/repositories/xet/xet.service.js";
+import { createXetCollector } from "../areas/repositories/xet/xet-collector.js";
+import { createXetService, XORB_NAMESPACE } from "../areas/repositories/xet/xet.service.js";
 import { hubVersion } from "../version.js";
 import { loadXetHashing } from "../xet/hashing.js";
 
@@ -309,6 +310,17 @@ export async function createHub(
   });
   const lfsCollector = createLfsCollector({
     storage: repoStorage,
+    then: [
+      {
+        name: "Xet",
+        collect: createXetCollector({
+          db,
+          xorbs: objectStore.namespace(XORB_NAMESPACE),
+          clock,
+          graceSeconds: config.lfsCollector.graceSeconds,
+        }),
+      },
+    ],
     intervalSeconds: config.lfsCollector.intervalSeconds,
     logger,
   });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { uploadFiles } from "@huggingface/hub";
+import { downloadFile, uploadFiles } from "@huggingface/hub";
 import type { ApiError, CommitItem, LfsFileEntry, RepoStorageEntry, TreeEntry } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
@@ -304,5 +304,66 @@ describe("the LFS collector", () => {
     expect(sha256(Buffer.from(await second.arrayBuffer()))).toBe(oid);
     expect((await remove("second")).status).toBe(204);
     expect(existsSync(stored)).toBe(false);
+  });
+
+  it("removes the Xet xorbs of a version no history points to, keeps the current one's, and frees them with the repository", async () => {
+    const xorbDir = path.join(hub.dataDir, "lfs", "xet", "xorbs");
+    const xorbFiles = () =>
+      existsSync(xorbDir)
+        ? (
+            readdirSync(xorbDir, { recursive: true, withFileTypes: true }) as Array<{
+              isFile(): boolean;
+              name: string;
+            }>
+          )
+            .filter((entry) => entry.isFile() && /^[0-9a-f]{64}$/.test(entry.name))
+            .map((entry) => entry.name)
+        : [];
+    const repo = { type: "model" as const, name: "alice/xet-collected" };
+    const created = await hub.request("/api/repos", {
+      method: "POST",
+      token: alice,
+      json: { repo_id: repo.name },
+    });
+    expect(created.status).toBe(201);
+    // The JavaScript client uploads through Xet: each version comes in xorbs of its own (random bytes).
+    const versions: Array<{ content: Buffer; xorbs: string[] }> = [];
+    for (const size of [200_000, 300_000]) {
+      const before = new Set(xorbFiles());
+      const content = randomBytes(size);
+      await uploadFiles({
+        repo,
+        accessToken: alice,
+        hubUrl: hub.url,
+        files: [{ path: "weights.bin", content: new Blob([content]) }],
+      });
+      versions.push({ content, xorbs: xorbFiles().filter((name) => !before.has(name)) });
+    }
+    const [old, current] = versions;
+    expect(old?.xorbs.length).toBeGreaterThan(0);
+    expect(current?.xorbs.length).toBeGreaterThan(0);
+    const squashed = await hub.request("/api/models/alice/xet-collected/super-squash/main", {
+      method: "POST",
+      token: alice,
+      json: {},
+    });
+    expect(squashed.status).toBe(200);
+    const held = () => new Set(xorbFiles());
+    expect(await until(async () => !(old?.xorbs ?? []).some((name) => held().has(name)))).toBe(true);
+    expect((current?.xorbs ?? []).every((name) => held().has(name))).toBe(true);
+    expect(hub.logs.join("\n")).toContain("Xet collector freed unused data");
+    // The current version still reads through Xet and through resolve.
+    const blob = await downloadFile({ repo, path: "weights.bin", accessToken: alice, hubUrl: hub.url });
+    expect(sha256(Buffer.from((await blob?.arrayBuffer()) ?? new ArrayBuffer(0)))).toBe(
+      sha256(current?.content ?? Buffer.alloc(0)),
+    );
+
+    const removed = await hub.request("/api/repos/delete", {
+      method: "DELETE",
+      token: alice,
+      json: { name: "xet-collected", type: "model" },
+    });
+    expect(removed.status).toBe(204);
+    expect(await until(async () => !(current?.xorbs ?? []).some((name) => held().has(name)))).toBe(true);
   });
 });
