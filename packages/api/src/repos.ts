@@ -155,6 +155,12 @@ export const RepoInfo = Type.Object(
     lastModified: Type.String({ format: "date-time" }),
     sdk: Type.Optional(SpaceSdk),
     xetEnabled: Type.Boolean({ description: "Whether uploads may go through Xet storage." }),
+    usedStorage: Type.Optional(
+      Type.Integer({
+        description:
+          "The bytes the repository stores (git objects, LFS objects, Xet xorbs with shared chunks once); only with expand=usedStorage.",
+      }),
+    ),
     siblings: Type.Array(RepoSibling),
   },
   { title: "RepoInfo" },

@@ -70,6 +70,7 @@ import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.
 import { createRepoMaintenance } from "../git/repo-maintenance.js";
 import { createWebhooksService } from "../areas/integrations/webhooks/webhooks.service.js";
 import { createXetCollector } from "../areas/repositories/xet/xet-collector.js";
+import { xetStorageOf } from "../areas/repositories/xet/xet-storage.js";
 import { createXetService, XORB_NAMESPACE } from "../areas/repositories/xet/xet.service.js";
 import { hubVersion } from "../version.js";
 import { loadXetHashing } from "../xet/hashing.js";
@@ -306,6 +307,7 @@ export async function createHub(
     maintenance: createRepoMaintenance(storage, path.join(config.dataDir, "tmp")),
     store: objectStore,
     clock,
+    xetStorageOf: (ids) => xetStorageOf(db, ids),
     lfsGraceSeconds: config.lfsCollector.graceSeconds,
   });
   const lfsCollector = createLfsCollector({

@@ -349,6 +349,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       repos: deps.repos,
       duplicate: deps.repoDuplication,
       authorize: deps.authorize,
+      usedStorage: deps.repoStorage.usedStorage,
       publicUrl: config.publicUrl,
     }),
   );

@@ -301,6 +301,17 @@ describe("the web site's write pages", () => {
     expect(shown.status).toBe(200);
     expect((await readJson<RepoInfo>(await info("alice/settled"))).private).toBe(false);
 
+    // Storage: what it uses (usedStorage), and Xet uploads turned off and on again.
+    expect(settings).toMatch(/This repository stores <strong>[\d.]+ (B|KB|kB|MB)<\/strong>/);
+    expect(settings).toContain("Turn Xet uploads off");
+    const xetOff = await post("/alice/settled/settings?/xet", aliceCookie, { xetEnabled: "off" });
+    expect(xetOff.status).toBe(200);
+    expect(await xetOff.text()).toContain("clients with hf_xet need HF_HUB_DISABLE_XET=1");
+    expect((await readJson<RepoInfo>(await info("alice/settled"))).xetEnabled).toBe(false);
+    const xetOn = await post("/alice/settled/settings?/xet", aliceCookie, { xetEnabled: "on" });
+    expect(xetOn.status).toBe(200);
+    expect((await readJson<RepoInfo>(await info("alice/settled"))).xetEnabled).toBe(true);
+
     const wrongMode = await post("/alice/settled/settings?/gating", aliceCookie, { gated: "sometimes" });
     expect(wrongMode.status).toBe(400);
     const gated = await post("/alice/settled/settings?/gating", aliceCookie, { gated: "manual" });

@@ -140,6 +140,8 @@ const INFO_EXPAND_SERVED = new Set([
   "siblings",
   "sdk",
   "xetEnabled",
+  // Only when asked for: counting it reads the repository's storage.
+  "usedStorage",
 ]);
 
 /**

@@ -84,11 +84,14 @@ export function reposRoutes({
   repos,
   duplicate,
   authorize,
+  usedStorage,
   publicUrl,
 }: {
   repos: ReposService;
   duplicate: RepoDuplication;
   authorize: Authorize;
+  /** The bytes a repository stores, for `expand=usedStorage` (the storage area counts them). */
+  usedStorage: (repo: FoundRepo) => Promise<number>;
   publicUrl: string;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -390,10 +393,12 @@ export function reposRoutes({
           },
           async (request) => {
             const { blobs, expand } = infoQuery(request.query as Record<string, unknown>);
-            const info = await repos.info(repositoryOf(request), request.params.revision, {
+            const repo = repositoryOf(request);
+            const info = await repos.info(repo, request.params.revision, {
               blobs,
               siblings: expand === null || expand.includes("siblings"),
             });
+            if (expand?.includes("usedStorage")) info.usedStorage = await usedStorage(repo);
             return expand === null ? info : expandedFields(info, expand);
           },
         );

@@ -12,36 +12,18 @@ export const storageRepository = {
       .orderBy("name")
       .execute(),
 
-  /** The bytes of LFS objects linked to each of the repositories. */
-  async lfsBytes(db: DbOrTx, repositoryIds: string[]): Promise<Map<string, number>> {
-    if (repositoryIds.length === 0) return new Map();
+  /** The LFS objects linked to each of the repositories, with their sizes. */
+  async lfsObjectsOf(
+    db: DbOrTx,
+    repositoryIds: string[],
+  ): Promise<Array<{ repository_id: string; oid: string; size: number }>> {
+    if (repositoryIds.length === 0) return [];
     const rows = await db
       .selectFrom("lfs_objects")
-      .select((eb) => ["repository_id", eb.fn.sum<string | number>("size").as("bytes")])
+      .select(["repository_id", "oid", "size"])
       .where("repository_id", "in", repositoryIds)
-      .groupBy("repository_id")
       .execute();
-    return new Map(rows.map((row) => [row.repository_id, Number(row.bytes)]));
-  },
-
-  /**
-   * The bytes of the Xet xorbs uploaded for each of the repositories. A file uploaded through Xet is kept twice,
-   * as its xorbs and as the LFS object made from them (docs/xet.md), and both count; a xorb uploaded for
-   * several repositories counts in each.
-   */
-  async xorbBytes(db: DbOrTx, repositoryIds: string[]): Promise<Map<string, number>> {
-    if (repositoryIds.length === 0) return new Map();
-    const rows = await db
-      .selectFrom("xet_xorb_links")
-      .innerJoin("xet_xorbs", "xet_xorbs.hash", "xet_xorb_links.xorb_hash")
-      .select((eb) => [
-        "xet_xorb_links.repository_id",
-        eb.fn.sum<string | number>("xet_xorbs.size").as("bytes"),
-      ])
-      .where("xet_xorb_links.repository_id", "in", repositoryIds)
-      .groupBy("xet_xorb_links.repository_id")
-      .execute();
-    return new Map(rows.map((row) => [row.repository_id, Number(row.bytes)]));
+    return rows.map((row) => ({ ...row, size: Number(row.size) }));
   },
 
   unlink: (db: DbOrTx, repositoryId: string, oids: string[]) =>

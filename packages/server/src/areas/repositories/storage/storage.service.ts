@@ -37,6 +37,10 @@ export interface StorageServiceDeps {
   maintenance: RepoMaintenance;
   store: ObjectStore;
   clock: () => Date;
+  /** What each repository stores through Xet (the Xet area counts it). */
+  xetStorageOf: (
+    repositoryIds: string[],
+  ) => Promise<Map<string, { xorbBytes: number; xetOids: ReadonlySet<string> }>>;
   /** How long an LFS object may stay linked to a repository without a pointer to it (an upload awaiting its commit). */
   lfsGraceSeconds: number;
 }
@@ -69,19 +73,39 @@ export function createStorageService(deps: StorageServiceDeps) {
     return removeUnheldObjects(db, store, objects);
   }
 
+  /**
+   * The bytes each repository uses: its git objects, its LFS objects, and for its Xet files their xorbs (a chunk
+   * shared by two of its files once) instead of the LFS copies.
+   */
+  async function bytesOf(ids: string[]): Promise<Map<string, number>> {
+    const [objects, xet] = await Promise.all([
+      storageRepository.lfsObjectsOf(db, ids),
+      deps.xetStorageOf(ids),
+    ]);
+    const lfs = new Map<string, number>();
+    for (const object of objects) {
+      if (xet.get(object.repository_id)?.xetOids.has(object.oid)) continue;
+      lfs.set(object.repository_id, (lfs.get(object.repository_id) ?? 0) + object.size);
+    }
+    const sizes = await Promise.all(
+      ids.map(
+        async (id) => (await maintenance.diskUsage(id)) + (lfs.get(id) ?? 0) + (xet.get(id)?.xorbBytes ?? 0),
+      ),
+    );
+    return new Map(ids.map((id, i) => [id, sizes[i] ?? 0]));
+  }
+
   return {
+    /** What a repository stores, in bytes (`usedStorage` of its info), counted as `repositoriesOf` counts it. */
+    async usedStorage(repo: FoundRepo): Promise<number> {
+      return (await bytesOf([repo.row.id])).get(repo.row.id) ?? 0;
+    },
+
     /** Each repository of an account or organization with the bytes it uses (git, LFS and Xet xorbs) and its share of the total. */
     async repositoriesOf(ownerId: string, ownerHandle: string): Promise<RepoStorageEntry[]> {
       const rows = await storageRepository.reposOfOwner(db, ownerId);
-      const ids = rows.map((row) => row.id);
-      const lfs = await storageRepository.lfsBytes(db, ids);
-      const xorbs = await storageRepository.xorbBytes(db, ids);
-      const sized = await Promise.all(
-        rows.map(async (row) => ({
-          row,
-          bytes: (await maintenance.diskUsage(row.id)) + (lfs.get(row.id) ?? 0) + (xorbs.get(row.id) ?? 0),
-        })),
-      );
+      const bytes = await bytesOf(rows.map((row) => row.id));
+      const sized = rows.map((row) => ({ row, bytes: bytes.get(row.id) ?? 0 }));
       const total = sized.reduce((sum, entry) => sum + entry.bytes, 0);
       return sized.map(({ row, bytes }) => ({
         id: `${ownerHandle}/${row.name}`,

@@ -736,7 +736,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
     });
   });
 
-  it("counts xorbs in the repository's storage, beside its LFS objects", async () => {
+  it("counts a repository's Xet files as their xorbs, a chunk two files share once, and answers it as usedStorage", async () => {
     const usage = async () =>
       (
         await readJson<Array<{ id: string; storage: number }>>(
@@ -751,6 +751,27 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
     expect(
       (await postShard(write, uploadShardBytes([shardFile([term(p.xorb)], p.data)], [p.xorb]))).status,
     ).toBe(200);
-    expect(await usage()).toBe(before + p.xorb.bytes.length + p.data.length);
+    // The hub keeps an LFS copy of the file (docs/xet.md); it does not count: the xorb stands for it.
+    expect(await usage()).toBe(before + p.xorb.bytes.length);
+    // A second file made of the first half of the same chunks adds nothing.
+    const half = Math.floor(p.xorb.chunks.length / 2);
+    const prefix = p.data.subarray(
+      0,
+      p.xorb.chunks.slice(0, half).reduce((sum, c) => sum + c.uncompressedLength, 0),
+    );
+    expect(
+      (await postShard(write, uploadShardBytes([shardFile([term(p.xorb, 0, half)], prefix)], []))).status,
+    ).toBe(200);
+    expect(await usage()).toBe(before + p.xorb.bytes.length);
+
+    const info = await readJson<RepoInfo>(
+      await hub.request("/api/models/bob/own?expand[]=usedStorage&expand[]=xetEnabled", {
+        token: tokens.bob,
+      }),
+    );
+    expect(info.usedStorage).toBe(await usage());
+    expect(info.xetEnabled).toBe(true);
+    const plain = await readJson<RepoInfo>(await hub.request("/api/models/bob/own", { token: tokens.bob }));
+    expect(plain.usedStorage).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { fail, redirect } from "@sveltejs/kit";
-import type { AccessRequest, WhoamiV2 } from "@hub/api";
+import type { AccessRequest, RepoInfoFields, WhoamiV2 } from "@hub/api";
 import { ApiFailure, call } from "$lib/server/api";
 import { addressOf, type RepoAddress } from "$lib/server/repo";
 import { requireWrite } from "$lib/server/write";
@@ -16,7 +16,7 @@ const CREATING_ROLES = ["contributor", "write", "admin"];
 export const load: PageServerLoad = async ({ parent, fetch, locals }) => {
   const { address, repo, write } = await parent();
   requireWrite(write);
-  const [{ data: me }, requests] = await Promise.all([
+  const [{ data: me }, requests, { data: storage }] = await Promise.all([
     call<WhoamiV2>(fetch, "/api/whoami-v2"),
     repo.gated
       ? call<AccessRequest[]>(fetch, `${address.api}/user-access-request/pending`).then(
@@ -27,6 +27,7 @@ export const load: PageServerLoad = async ({ parent, fetch, locals }) => {
           },
         )
       : Promise.resolve({ list: [] as AccessRequest[], error: null }),
+    call<RepoInfoFields>(fetch, `${address.api}?expand[]=usedStorage&expand[]=xetEnabled`),
   ]);
   const owner = repo.author;
   const mayAdminister =
@@ -34,6 +35,8 @@ export const load: PageServerLoad = async ({ parent, fetch, locals }) => {
   return {
     name: address.id.slice(owner.length + 1),
     requests,
+    usedStorage: storage.usedStorage ?? 0,
+    xetEnabled: storage.xetEnabled ?? true,
     mayAdminister,
     namespaces: [
       me.name,
@@ -63,6 +66,20 @@ export const actions: Actions = {
     const visibility = (await request.formData()).get("visibility") === "private" ? "private" : "public";
     const failed = await attempt("visibility", () => settings(fetch, address, { visibility }));
     return failed ?? { action: "visibility", saved: `The repository is now ${visibility}.` };
+  },
+
+  xet: async ({ request, params, fetch }) => {
+    const address = addressOf(params);
+    const xetEnabled = (await request.formData()).get("xetEnabled") === "on";
+    const failed = await attempt("xet", () => settings(fetch, address, { xetEnabled }));
+    return (
+      failed ?? {
+        action: "xet",
+        saved: xetEnabled
+          ? "Uploads may now go through Xet."
+          : "Uploads now go through Git LFS only; clients with hf_xet need HF_HUB_DISABLE_XET=1.",
+      }
+    );
   },
 
   gating: async ({ request, params, fetch }) => {
