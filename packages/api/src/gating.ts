@@ -38,11 +38,15 @@ export type AskAccessRequest = Static<typeof AskAccessRequest>;
 
 /**
  * One access request as the repository's writers see it, in the Hugging Face
- * shape (`huggingface_hub` reads `user.user`, `user.fullname`, `user.email`,
+ * shape (`huggingface_hub` reads `requestId`, `user.user`, `user.fullname`, `user.email`,
  * `status`, `timestamp` and `fields`); the hub adds when and why it was decided.
  */
 export const AccessRequest = Type.Object(
   {
+    requestId: Type.String({
+      description:
+        "Names the request in `handle` instead of `user` (huggingface_hub 2 requires it): the requester's account id, unique among the repository's requests.",
+    }),
     user: Type.Object({
       user: Type.String({ description: "Username." }),
       fullname: Type.String(),
@@ -60,10 +64,16 @@ export const AccessRequest = Type.Object(
 );
 export type AccessRequest = Static<typeof AccessRequest>;
 
-/** `POST …/user-access-request/handle`: move a request to another list, as `huggingface_hub` sends it. */
+/**
+ * `POST …/user-access-request/handle`: move a request to another list, as `huggingface_hub` sends it,
+ * naming the request by exactly one of `user` or `requestId`.
+ */
 export const HandleAccessRequest = Type.Object(
   {
-    user: HANDLE,
+    user: Type.Optional(HANDLE),
+    requestId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "An access request's `requestId`." }),
+    ),
     status: AccessRequestStatusSchema,
     rejectionReason: Type.Optional(
       Type.String({

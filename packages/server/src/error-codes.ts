@@ -245,6 +245,12 @@ export const ERROR_CODES = {
     summary:
       "The hub failed to handle this request; the operator can find details in its log under this request id.",
   },
+  invalid_access_request_handle: {
+    statuses: [400],
+    area: "gating",
+    summary:
+      "Name the request by exactly one of `user` (the requester's username) or `requestId` (as the request lists show it).",
+  },
   invalid_amount: {
     statuses: [400],
     area: "settings",

@@ -33,7 +33,7 @@ import tempfile
 import time
 import traceback
 
-import httpx
+import httpx2
 
 from huggingface_hub import CommitOperationAdd, HfApi, hf_hub_url
 from huggingface_hub.errors import (
@@ -83,6 +83,8 @@ NOT_APPLICABLE = {
 
 AREAS = [
     ("preupload", "files"),
+    ("attachment", "discussions and pull requests"),
+    ("zero_gpu", "spaces"),
     ("_model_tags", "repositories"),
     ("_dataset_tags", "repositories"),
     ("webhook", "webhooks"),
@@ -172,7 +174,7 @@ class unchanged:
 def call_hub(method, path, token=ALICE, **kwargs):
     """A request the client has no method for (setup only), raising as the client would."""
     headers = {"authorization": f"Bearer {token}"} if token else {}
-    response = httpx.request(method, f"{ENDPOINT}{path}", headers=headers, **kwargs)
+    response = httpx2.request(method, f"{ENDPOINT}{path}", headers=headers, **kwargs)
     hf_raise_for_status(response)
     return response
 
@@ -598,16 +600,6 @@ def _():
     check("docs/a.txt" in files and "docs/sub/b.txt" in files, f"copied folder {files}")
 
 
-@scenario("upload_large_folder")
-def _():
-    folder = os.path.join(work, "large")
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "large.txt"), "w") as f:
-        f.write("L")
-    api.upload_large_folder(repo_id=MODEL, folder_path=folder, repo_type="model", print_report=False)
-    check(api.file_exists(MODEL, "large.txt"), "large folder uploaded")
-
-
 def safetensors_bytes():
     header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
     return struct.pack("<Q", len(header)) + header + b"\x00" * 8
@@ -624,6 +616,23 @@ def _():
 def _():
     meta = api.parse_safetensors_file_metadata(MODEL, "model.safetensors")
     check(list(meta.tensors) == ["w"] and meta.tensors["w"].shape == [2], f"tensors {meta.tensors}")
+
+
+@scenario("get_sharded_safetensors_metadata")
+def _():
+    shard = lambda name: json.dumps({name: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    index = {"metadata": {"total_size": 16}, "weight_map": {"a": "model-1.safetensors", "b": "model-2.safetensors"}}
+    for name, tensor in [("model-1.safetensors", "a"), ("model-2.safetensors", "b")]:
+        header = shard(tensor)
+        data = struct.pack("<Q", len(header)) + header + b"\x00" * 8
+        api.upload_file(path_or_fileobj=data, path_in_repo=f"sharded/{name}", repo_id=MODEL)
+    api.upload_file(
+        path_or_fileobj=json.dumps(index).encode(), path_in_repo="sharded/model.safetensors.index.json", repo_id=MODEL
+    )
+    meta = api.get_sharded_safetensors_metadata(MODEL, filename="sharded/model.safetensors.index.json")
+    check(meta.sharded and meta.metadata == {"total_size": 16}, f"metadata {meta.metadata}")
+    check(meta.weight_map == {"a": "model-1.safetensors", "b": "model-2.safetensors"}, f"weight map {meta.weight_map}")
+    check(meta.parameter_count == {"F32": 4}, f"parameters {meta.parameter_count}")
 
 
 @scenario("verify_repo_checksums")
@@ -860,6 +869,18 @@ def _():
     check(d.events and d.events[0].content == "Why?", f"the description is the first comment: {d.events}")
     state["first_comment"] = d.events[0].id
     refused(lambda: anonymous.create_discussion(TALK, title="Anonymous"), 401)
+
+
+@scenario("upload_attachment")
+def _():
+    image = os.path.join(work, "attachment.png")
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + b"\x1f\x15\xc4\x89"
+    with open(image, "wb") as f:
+        f.write(png)
+    url = api.upload_attachment(image)
+    check(url.startswith("http"), f"attachment URL {url}")
+    response = httpx2.get(url, headers={"authorization": f"Bearer {ALICE}"}, follow_redirects=True)
+    check(response.status_code == 200 and response.content == png, f"the attachment serves its bytes: {response.status_code}")
 
 
 @scenario("get_repo_discussions")
@@ -1128,16 +1149,6 @@ def _():
     check(runtime.requested_hardware == "cpu-upgrade", f"requested {runtime.requested_hardware}")
 
 
-@scenario("request_space_storage")
-def _():
-    check(api.request_space_storage(SPACE, "small").storage == "small", "storage requested")
-
-
-@scenario("delete_space_storage")
-def _():
-    check(api.delete_space_storage(SPACE).storage is None, "storage removed")
-
-
 @scenario("enable_space_dev_mode")
 def _():
     check(api.enable_space_dev_mode(SPACE).dev_mode is True, "dev mode on")
@@ -1169,9 +1180,9 @@ def _():
     check(all(isinstance(line, str) for line in lines), f"log lines {lines[:3]}")
 
 
-@scenario("duplicate_space")
+@scenario("duplicate_repo", "repo_type=space")
 def _():
-    url = api.duplicate_space(SPACE, "alice/cov-space-copy")
+    url = api.duplicate_repo(SPACE, "alice/cov-space-copy", repo_type="space")
     check(url.repo_id == "alice/cov-space-copy", f"duplicated to {url.repo_id}")
     check(api.space_info(url.repo_id).sdk == "static", "the copy keeps the SDK")
     check(api.file_exists(url.repo_id, "index.html", repo_type="space"), "the copy holds the files")
@@ -1251,6 +1262,19 @@ def _():
     check(api.update_job_labels(job_id=made("job", new_job), labels={"cov": "no"}).labels == {"cov": "no"}, "labels updated")
 
 
+@scenario("update_job_expose")
+def _():
+    job = api.update_job_expose(job_id=made("job", new_job), expose=[8000, 9000], expose_public=[8000])
+    check(job.expose == [8000, 9000] and job.expose_public == [8000], f"exposed {job.expose} {job.expose_public}")
+
+
+@scenario("rerun_job")
+def _():
+    first = made("job", new_job)
+    job = api.rerun_job(job_id=first)
+    check(job.id != first and job.labels == api.inspect_job(job_id=first).labels, f"rerun {job}")
+
+
 @scenario("cancel_job")
 def _():
     job = api.run_job(image="python:3.12", command=["sleep", "600"])
@@ -1315,6 +1339,12 @@ def _():
     check(job.job_spec.labels == {"a": "b"}, f"labels {job.job_spec}")
 
 
+@scenario("update_scheduled_job_schedule")
+def _():
+    job = api.update_scheduled_job_schedule(scheduled_job_id=made("scheduled", new_scheduled_job), schedule="@daily")
+    check(job.schedule == "@daily", f"schedule {job.schedule}")
+
+
 @scenario("delete_scheduled_job")
 def _():
     scheduled = made("scheduled", new_scheduled_job)
@@ -1369,6 +1399,14 @@ def _():
     api.batch_bucket_files(bucket(), add=[(b"data", "a.txt")])
     state["bucket_file"] = "a.txt"
     check(api.bucket_info(BUCKET).total_files == 1, "one file")
+
+
+@scenario("update_bucket_settings")
+def _():
+    api.update_bucket_settings(bucket(), private=False)
+    check(anonymous.bucket_info(BUCKET).private is False, "made public")
+    api.update_bucket_settings(bucket(), private=True)
+    refused(lambda: anonymous.bucket_info(BUCKET), 401, 404)
 
 
 @scenario("list_bucket_tree")
@@ -1544,7 +1582,7 @@ def classify(run):
         return "works", ""
     except AssertionError as err:
         return "wrong", str(err)[:300]
-    except (HfHubHTTPError, httpx.HTTPStatusError) as err:
+    except (HfHubHTTPError, httpx2.HTTPStatusError) as err:
         response = err.response
         status = response.status_code if response is not None else 0
         try:
@@ -1557,7 +1595,7 @@ def classify(run):
             message = response.headers.get("x-error-message")
             code = message and "(HEAD) " + message[:60]
         if (400 <= status < 500 or status == 501) and code:
-            where = response.request.method + " " + httpx.URL(str(response.request.url)).path
+            where = response.request.method + " " + httpx2.URL(str(response.request.url)).path
             return "refused", f"{status} {code} ({where.replace(ENDPOINT, '')[:90]})"
         return "crash", f"{status} {str(err)[:200]}"
     except Exception as err:  # the client choked on what the hub answered

@@ -47,6 +47,7 @@ function reviewedRequest(
   user: { handle: string; fullname: string; email: string },
 ): AccessRequest {
   return {
+    requestId: row.user_id,
     user: { user: user.handle, fullname: user.fullname, email: user.email },
     status: row.status,
     timestamp: row.requested_at,
@@ -82,6 +83,27 @@ export function createGatingService({ db, clock, repos, authorize }: GatingDeps)
   }
 
   /** Whether the authorization rules allow the action; a refusal is false. */
+  /** The requester `handle` names: by `user`, or by `requestId` (the requester's account id) as huggingface_hub 2 sends. */
+  async function reviewed(repo: FoundRepo, body: HandleAccessRequest) {
+    if ((body.user === undefined) === (body.requestId === undefined)) {
+      throw badRequest(
+        "invalid_access_request_handle",
+        "Name the request by exactly one of `user` (the requester's username) or `requestId` (as the request lists show it).",
+        "user",
+      );
+    }
+    if (body.user !== undefined) return requester(body.user);
+    const user = await usersRepository.findById(db, body.requestId ?? "");
+    if (!user) {
+      throw new HubError(
+        404,
+        "access_request_not_found",
+        `${repo.fullName} has no access request ${body.requestId ?? ""}; list them with GET …/user-access-request/pending.`,
+      );
+    }
+    return user;
+  }
+
   async function allows(principal: Principal, action: Action, repo: FoundRepo): Promise<boolean> {
     try {
       await authorize(principal, action, repoResource(repo));
@@ -189,7 +211,7 @@ export function createGatingService({ db, clock, repos, authorize }: GatingDeps)
         );
       }
       requireGated(repo);
-      const user = await requester(body.user);
+      const user = await reviewed(repo, body);
       const existing = await gatingRepository.find(db, repo.row.id, user.id);
       if (!existing) {
         throw new HubError(

@@ -355,6 +355,32 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
     expect(unasked.status).toBe(404);
     expect(await code(unasked)).toBe("access_request_not_found");
 
+    // huggingface_hub 2 names the request by the requestId the lists show, instead of the username.
+    const listing = await request("/api/models/alice/manual/user-access-request/pending", t.alice);
+    const requestId = (await readJson<AccessRequest[]>(listing))[0]?.requestId ?? "";
+    expect(requestId).not.toBe("");
+    const byId = await review("alice/manual", "handle", { requestId, status: "rejected" });
+    expect(byId.status).toBe(200);
+    expect(await readJson<AccessRequest>(byId)).toMatchObject({
+      requestId,
+      user: { user: "carol" },
+      status: "rejected",
+    });
+    expect((await resolve("alice/manual", t.carol)).status).toBe(403);
+    expect((await review("alice/manual", "handle", { requestId, status: "pending" })).status).toBe(200);
+    for (const named of [{ user: "carol", requestId }, {}]) {
+      const ambiguous = await review("alice/manual", "handle", { ...named, status: "accepted" });
+      expect(ambiguous.status).toBe(400);
+      expect(await code(ambiguous)).toBe("invalid_access_request_handle");
+    }
+    const unknownId = await review("alice/manual", "handle", {
+      requestId: "no-such-request",
+      status: "accepted",
+    });
+    expect(unknownId.status).toBe(404);
+    expect(await code(unknownId)).toBe("access_request_not_found");
+    expect((await hfListAccessRequests("alice/manual", "pending")).map((r) => r.username)).toEqual(["carol"]);
+
     // Switching to auto accepts what waits for review; the decisions stay when gating goes off and on.
     expect((await ask("alice/manual", t.bob)).status).toBe(201);
     expect((await settings("alice/manual", { gated: "auto" })).status).toBe(200);
@@ -582,6 +608,7 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
         "fields",
       ],
       [review("alice/manual", "handle", { status: "accepted" }), "user"],
+      [review("alice/manual", "handle", { requestId: "", status: "accepted" }), "requestId"],
       [review("alice/manual", "handle", { user: "Bob!", status: "accepted" }), "user"],
       [review("alice/manual", "handle", { user: 5, status: "accepted" }), "user"],
       [review("alice/manual", "handle", { user: "bob" }), "status"],

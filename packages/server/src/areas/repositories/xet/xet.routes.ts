@@ -9,7 +9,7 @@ import {
   XetXorbUploaded,
 } from "@hub/api";
 import { Type } from "@sinclair/typebox";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RepoLookup } from "../../../domain/repositories.js";
 import { HubError } from "../../../errors.js";
 import { sendRanged } from "../../../http/ranged-response.js";
@@ -45,6 +45,18 @@ const HashParams = Type.Object({ hash: Type.String() });
 const OCTETS = { type: "string", format: "binary", description: "A stored-form shard." } as const;
 
 /**
+ * A Xet token in the body (hf_xet and the JavaScript client read it there) and in the X-Xet-Cas-Url,
+ * X-Xet-Access-Token and X-Xet-Token-Expiration headers, where huggingface_hub 1.19 and 2.x read the token
+ * they refresh for a download, as Hugging Face answers.
+ */
+function sendToken(reply: FastifyReply, token: XetToken): XetToken {
+  reply.header("X-Xet-Cas-Url", token.casUrl);
+  reply.header("X-Xet-Access-Token", token.accessToken);
+  reply.header("X-Xet-Token-Expiration", String(token.exp));
+  return token;
+}
+
+/**
  * The Xet token routes of each repository, and the CAS API (V1, https://huggingface.co/docs/xet/api) under
  * `/xet-cas` on the Hub listener. The token routes declare their access as every Hub route does; the CAS
  * routes are public to the pipeline and admit each request by its Xet token (`XetService.admit`), which asks
@@ -67,7 +79,8 @@ export function xetRoutes({ xet, repos }: { xet: XetService; repos: RepoLookup }
           },
           config: { access: repoPathAction(repos, type, "repo:download") },
         },
-        async (request) => xet.mint(request.principal, repositoryOf(request), "read"),
+        async (request, reply) =>
+          sendToken(reply, xet.mint(request.principal, repositoryOf(request), "read")),
       );
       app.get(
         `${api}/xet-write-token/:rev`,
@@ -87,11 +100,14 @@ export function xetRoutes({ xet, repos }: { xet: XetService; repos: RepoLookup }
             },
           },
         },
-        async (request) =>
-          xet.mint(
-            request.principal,
-            repositoryOf(request),
-            writesPullRequest(request) ? "pull-request" : "write",
+        async (request, reply) =>
+          sendToken(
+            reply,
+            xet.mint(
+              request.principal,
+              repositoryOf(request),
+              writesPullRequest(request) ? "pull-request" : "write",
+            ),
           ),
       );
     }

@@ -174,6 +174,10 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       expect(body.exp).toBeGreaterThanOrEqual(before + 600);
       expect(body.exp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 600);
       expect(body.accessToken).not.toContain(tokens.alice ?? "");
+      // huggingface_hub 1.19 and 2.x read the token they refresh for a download from the headers.
+      expect(response.headers.get("x-xet-cas-url")).toBe(body.casUrl);
+      expect(response.headers.get("x-xet-access-token")).toBe(body.accessToken);
+      expect(response.headers.get("x-xet-token-expiration")).toBe(String(body.exp));
       // Nothing about the token is stored: no table holds it.
       const stored = JSON.stringify(await hub.db.selectFrom("access_tokens").selectAll().execute());
       expect(stored).not.toContain(body.accessToken);

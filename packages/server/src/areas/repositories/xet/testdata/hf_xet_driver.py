@@ -1,11 +1,14 @@
 """Drives the official Python client (huggingface_hub with hf_xet) for xet-clients.test.ts.
 
-One JSON request in argv[1], one JSON answer on stdout. The hub, token and cache come from the environment
-(HF_ENDPOINT, HF_TOKEN, HF_HOME); whether downloads may use Xet from HF_HUB_DISABLE_XET.
+One JSON request in argv[1], one JSON answer on stdout; {"op": "sequence", "steps": [...]} runs several requests in
+one process and answers the list of their answers. The hub, token and cache come from the environment (HF_ENDPOINT,
+HF_TOKEN, HF_HOME); whether the client may use Xet from HF_HUB_DISABLE_XET. Runs with every pinned release
+(requirements.txt and requirements-1.19.txt).
 """
 
 import hashlib
 import json
+import os
 import sys
 
 import huggingface_hub
@@ -15,6 +18,7 @@ from huggingface_hub import (
     CommitOperationDelete,
     HfApi,
     hf_hub_download,
+    snapshot_download,
 )
 from huggingface_hub.utils._runtime import is_xet_available
 
@@ -27,11 +31,11 @@ def sha256_of(path):
     return digest.hexdigest()
 
 
-def main():
-    request = json.loads(sys.argv[1])
-    api = HfApi()
+def run(api, request):
     op = request["op"]
-    if op == "upload_file":
+    if op == "sequence":
+        answer = {"steps": [run(api, {"repo_id": request["repo_id"], **step}) for step in request["steps"]]}
+    elif op == "upload_file":
         info = api.upload_file(
             path_or_fileobj=request["path"],
             path_in_repo=request["path_in_repo"],
@@ -61,11 +65,22 @@ def main():
             name: sha256_of(hf_hub_download(repo_id=request["repo_id"], filename=name, revision=request.get("revision")))
             for name in request["files"]
         }
+    elif op == "snapshot":
+        folder = snapshot_download(repo_id=request["repo_id"], revision=request.get("revision"))
+        answer = {
+            os.path.relpath(os.path.join(root, name), folder).replace(os.sep, "/"): sha256_of(os.path.join(root, name))
+            for root, _dirs, names in os.walk(folder)
+            for name in names
+        }
     else:
         raise SystemExit(f"unknown op {op}")
     answer["client"] = huggingface_hub.__version__
     answer["xet"] = is_xet_available()
-    print(json.dumps(answer))
+    return answer
+
+
+def main():
+    print(json.dumps(run(HfApi(), json.loads(sys.argv[1]))))
 
 
 if __name__ == "__main__":
