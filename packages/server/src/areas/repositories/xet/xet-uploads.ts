@@ -13,14 +13,14 @@ import { removeUnheldObjects } from "../../../git/lfs/unheld-objects.js";
 import { hashToHex, isGlobalDedupEligible, isHashHex } from "../../../xet/hashing.js";
 import { missingXorbs, parseShard, verifyUploadedShard, type ShardFile } from "../../../xet/shard.js";
 import { XetFormatError } from "../../../xet/xet-format-error.js";
-import { decodeChunkRecords, parseXorb, XORB_MAX_BYTES } from "../../../xet/xorb.js";
+import { decodeChunkRecords, parseXorb, XORB_MAX_SERIALIZED_BYTES } from "../../../xet/xorb.js";
 import type { CasCaller } from "./xet-access.js";
 import { packChunks, packTerms } from "./xet-packing.js";
 import type { UsableXorb, XorbCatalog } from "./xet-xorbs.js";
 import { xetRepository } from "./xet.repository.js";
 
-/** The largest xorb the CAS takes (the protocol's limit). */
-export const XORB_BODY_LIMIT = XORB_MAX_BYTES;
+/** The largest xorb the CAS takes: 64 MiB of chunk data with its chunk headers (and a footer, if sent). */
+export const XORB_BODY_LIMIT = XORB_MAX_SERIALIZED_BYTES;
 /** The largest shard the CAS takes: hf_xet cuts its shards well under this. */
 export const SHARD_BODY_LIMIT = 64 * 1024 * 1024;
 
