@@ -18,6 +18,7 @@ import { parseShard, serializeShard, type ShardFile, type ShardXorb } from "../.
 import { keystream, prng } from "../../../xet/testdata/test-inputs.js";
 import {
   decodeChunkRecords,
+  parseXorb,
   serializeXorb,
   XORB_MAX_BYTES,
   XORB_MAX_SERIALIZED_BYTES,
@@ -419,6 +420,20 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
         { compression: "none" },
       );
       expect(xorb.bytes.length).toBeGreaterThan(XORB_MAX_BYTES);
+      // Verified on a worker thread: a changed byte is refused with parseXorb's own message, nothing stored.
+      const corrupted = xorb.bytes.slice();
+      const at = (xorb.chunks[500]?.offset ?? 0) + 1000;
+      corrupted[at] = (corrupted[at] ?? 0) ^ 0xff;
+      const xorbsBefore = await count("xet_xorbs");
+      const refused = await postXorb(write, hashToHex(xorb.hash), corrupted);
+      expect(refused.status).toBe(400);
+      const error = await readJson<ApiError>(refused);
+      expect(error.code).toBe("xet_xorb_invalid");
+      expect(error.error).toBe(
+        `xorb hash mismatch: its 1024 chunks hash to ${hashToHex(parseXorb(corrupted).hash)}, but it was uploaded as ${hashToHex(xorb.hash)}`,
+      );
+      expect(existsSync(xorbPath(hashToHex(xorb.hash)))).toBe(false);
+      expect(await count("xet_xorbs")).toBe(xorbsBefore);
       const response = await postXorb(write, hashToHex(xorb.hash), xorb.bytes);
       expect(response.status, await response.clone().text()).toBe(200);
       expect(await response.json()).toEqual({ was_inserted: true });
