@@ -25,8 +25,9 @@ export const hubd = path.join(here, "../packages/server/dist/bin/hubd.js");
  * surfaces; `urls` maps every surface seen to its URL and `pid` is the server's process id.
  * `nodeArgs` go to node before the script (flags NODE_OPTIONS refuses, like `--cpu-prof`). With `--profile`
  * on the benchmark's command line, a hub started here is CPU-profiled and its summary printed when it stops.
+ * `onOutput`, when given, sees the server's stdout after it listens (to read its log), raw chunks unparsed.
  */
-export function startServer(script, args, env, { surfaces, nodeArgs = [] } = {}) {
+export function startServer(script, args, env, { surfaces, nodeArgs = [], onOutput } = {}) {
   const profile = profiling && script === hubd ? profileArgs() : null;
   const child = spawn(process.execPath, [...(profile?.nodeArgs ?? []), ...nodeArgs, script, ...args], {
     env,
@@ -48,6 +49,7 @@ export function startServer(script, args, env, { surfaces, nodeArgs = [] } = {})
             // From here on the output is only drained, never parsed: a server that logs every request
             // would otherwise cost the load generator, in this process, a JSON.parse per request.
             child.stdout.removeAllListeners("data");
+            if (onOutput) child.stdout.on("data", onOutput);
             child.stdout.resume();
             const stopped = async () => {
               await stop(child);

@@ -7,6 +7,7 @@ import { benchSnapshot } from "./snapshot.mjs";
 import { benchWebhooks } from "./webhooks.mjs";
 import { benchWeb } from "./web.mjs";
 import { benchWhoami } from "./whoami.mjs";
+import { benchXet } from "./xet.mjs";
 
 await benchWhoami();
 await benchRouter();
@@ -16,3 +17,4 @@ await benchSnapshot();
 await benchWebhooks();
 await benchCliMemory();
 await benchWeb();
+await benchXet();

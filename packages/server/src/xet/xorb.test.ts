@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { chunkBuffer } from "./chunking.js";
 import { hashFromHex, hashToHex, loadXetHashing } from "./hashing.js";
-import { fixture, loadVectors, makeInput, prng } from "./testdata/test-inputs.js";
+import { fixture, keystream, loadVectors, makeInput, prng } from "./testdata/test-inputs.js";
 import type { Vector, VectorXorb } from "./testdata/test-inputs.js";
 import { XetFormatError } from "./xet-format-error.js";
 import {
   CHUNK_HEADER_BYTES,
   CompressionScheme,
   XORB_MAX_BYTES,
+  XORB_MAX_SERIALIZED_BYTES,
   byteGroup4,
   byteUngroup4,
   decodeChunkRecords,
@@ -31,6 +32,12 @@ for (const vector of loadVectors()) {
 /** XOR the byte at `at` with `mask`. */
 function flip(bytes: Uint8Array, at: number, mask: number): void {
   bytes[at] = (bytes[at] ?? 0) ^ mask;
+}
+
+/** 64 MiB of incompressible data in 64 KiB chunks: a full xorb as hf_xet cuts one, by its data. */
+function fullXorbChunks(): Uint8Array[] {
+  const data = keystream("full xorb", XORB_MAX_BYTES);
+  return Array.from({ length: XORB_MAX_BYTES / 65536 }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536));
 }
 
 function formatError(run: () => unknown): XetFormatError {
@@ -158,6 +165,14 @@ describe("serializing", () => {
     }
   });
 
+  it("takes a full xorb as hf_xet sends it: 64 MiB of data that does not compress, and a header per chunk", () => {
+    const full = serializeXorb(fullXorbChunks(), { compression: "none" });
+    expect(full.bytes.length).toBe(XORB_MAX_BYTES + 1024 * CHUNK_HEADER_BYTES);
+    const parsed = parseXorb(full.bytes, { expectedHash: full.hash });
+    expect(parsed.unpackedLength).toBe(XORB_MAX_BYTES);
+    expect(parsed.chunks).toHaveLength(1024);
+  });
+
   it("refuses empty xorbs and oversized chunks", () => {
     expect(() => serializeXorb([])).toThrow(RangeError);
     expect(() => serializeXorb([new Uint8Array(128 * 1024 + 1)])).toThrow(RangeError);
@@ -255,11 +270,23 @@ describe("malformed and mismatched xorbs", () => {
     expect(formatError(() => parseXorb(xorb.bytes, { expectedHash: "not-a-hash" })).kind).toBe("hash");
   });
 
-  it("nothing, or more than 64 MiB", () => {
+  it("nothing, more bytes than 64 MiB of data with its headers, or more than 64 MiB of data", () => {
     expect(formatError(() => parseXorb(new Uint8Array(0))).message).toBe("xorb has no chunks");
-    expect(formatError(() => parseXorb(new Uint8Array(XORB_MAX_BYTES + 1))).message).toMatch(
-      /more than the 67108864-byte \(64 MiB\) limit/,
+    expect(formatError(() => parseXorb(new Uint8Array(XORB_MAX_SERIALIZED_BYTES + 1))).message).toBe(
+      `xorb is ${XORB_MAX_SERIALIZED_BYTES + 1} bytes, more than the ${XORB_MAX_SERIALIZED_BYTES}-byte limit (64 MiB of chunk data with its headers)`,
     );
+    // 64 MiB of data and one more chunk: within the serialized limit, over the data limit.
+    const full = serializeXorb(fullXorbChunks(), { compression: "none" });
+    const extra = serializeXorb([prng("one more", 64 * 1024)]);
+    const over = new Uint8Array(full.bytes.length + extra.bytes.length);
+    over.set(full.bytes);
+    over.set(extra.bytes, full.bytes.length);
+    expect(over.length).toBeLessThan(XORB_MAX_SERIALIZED_BYTES);
+    const error = formatError(() => parseXorb(over));
+    expect(error.message).toBe(
+      `xorb holds more than ${XORB_MAX_BYTES} bytes (64 MiB) of chunk data by chunk ${full.chunks.length}`,
+    );
+    expect(error.chunkIndex).toBe(full.chunks.length);
   });
 
   it("a footer that disagrees with the chunks", () => {

@@ -11,10 +11,23 @@ import { HASH_BYTES, chunkHash, hashToHex, hashesEqual, hashFromHex, xorbHash } 
 import { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 import { XetFormatError } from "./xet-format-error.js";
 
-/** The largest serialized xorb a CAS server accepts. */
+/**
+ * The most chunk data (uncompressed) a xorb holds: the reference client cuts a xorb before a chunk would take
+ * its data past this (`MAX_XORB_BYTES`), so its serialized form is this plus a header per chunk.
+ */
 export const XORB_MAX_BYTES = 64 * 1024 * 1024;
+/** The most chunks the reference client puts in a xorb (`MAX_XORB_CHUNKS`). */
+export const XORB_MAX_CHUNKS = 8 * 1024;
 /** Every chunk record starts with an 8-byte header. */
 export const CHUNK_HEADER_BYTES = 8;
+/**
+ * The largest serialized xorb a CAS server accepts: 64 MiB of chunk data, the chunk headers of the most chunks
+ * a xorb holds, and room for a stored-form footer (a hash and a boundary pair per chunk). The specification
+ * words the limit as 64 MiB serialized, but hf_xet counts the chunk data only: with incompressible data most of
+ * its full xorbs are a few KiB over 64 MiB.
+ */
+export const XORB_MAX_SERIALIZED_BYTES =
+  XORB_MAX_BYTES + XORB_MAX_CHUNKS * (CHUNK_HEADER_BYTES + 32 + 8) + 1024;
 /** The only chunk header version. */
 const CHUNK_HEADER_VERSION = 0;
 /** The reference accepts compressed lengths up to twice the largest chunk. */
@@ -226,10 +239,10 @@ export interface ParseXorbOptions {
  * the chunk at fault.
  */
 export function parseXorb(bytes: Uint8Array, options: ParseXorbOptions = {}): ParsedXorb {
-  if (bytes.length > XORB_MAX_BYTES) {
+  if (bytes.length > XORB_MAX_SERIALIZED_BYTES) {
     throw new XetFormatError(
       "xorb",
-      `xorb is ${bytes.length} bytes, more than the ${XORB_MAX_BYTES}-byte (64 MiB) limit`,
+      `xorb is ${bytes.length} bytes, more than the ${XORB_MAX_SERIALIZED_BYTES}-byte limit (64 MiB of chunk data with its headers)`,
     );
   }
   const chunks: XorbChunk[] = [];
@@ -250,6 +263,13 @@ export function parseXorb(bytes: Uint8Array, options: ParseXorbOptions = {}): Pa
     });
     unpacked += record.uncompressedLength;
     offset += recordLength;
+    if (unpacked > XORB_MAX_BYTES) {
+      throw new XetFormatError(
+        "xorb",
+        `xorb holds more than ${XORB_MAX_BYTES} bytes (64 MiB) of chunk data by chunk ${chunks.length - 1}`,
+        { offset: offset - recordLength, chunkIndex: chunks.length - 1 },
+      );
+    }
   }
   if (chunks.length === 0) throw new XetFormatError("xorb", "xorb has no chunks", { offset: 0 });
   const hash = xorbHash(chunks.map((c) => ({ hash: c.hash, length: c.uncompressedLength })));
@@ -486,8 +506,8 @@ export function serializeXorb(
     bytes.set(record, at);
     at += record.length;
   }
-  if (offset > XORB_MAX_BYTES)
-    throw new RangeError(`the chunks serialize to ${offset} bytes, more than the 64 MiB limit`);
+  if (unpacked > XORB_MAX_BYTES)
+    throw new RangeError(`the chunks hold ${unpacked} bytes, more than the 64 MiB limit`);
   return {
     bytes,
     hash,

@@ -2,7 +2,7 @@
  * The inputs of the Xet reference vectors, rebuilt byte for byte from their description (the same rules as
  * generate.py), and the vectors and fixtures hf_xet produced for them.
  */
-import { createHash } from "node:crypto";
+import { createCipheriv, createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +35,12 @@ export type Segment =
   | { kind: "text"; seed: string; length: number }
   | { kind: "ramp"; start: number; step: number; length: number }
   | { kind: "repeat"; times: number; of: Segment[] };
+
+/** `length` random bytes fast (AES-256-CTR keyed by the seed's SHA-256): for inputs of many MiB, not for vectors. */
+export function keystream(seed: string, length: number): Uint8Array {
+  const key = createHash("sha256").update(seed).digest();
+  return createCipheriv("aes-256-ctr", key, Buffer.alloc(16)).update(Buffer.alloc(length));
+}
 
 /** SHA-256 in counter mode: sha256(seed + ":" + u64le(counter)), concatenated, cut to `length`. */
 export function prng(seed: string, length: number): Uint8Array {

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Logger } from "pino";
 import type { Db } from "../../../db/database.js";
 import { HubError } from "../../../errors.js";
+import { uploadHash } from "../../../git/lfs/hash-workers.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
 import {
   ObjectMismatchError,
@@ -13,14 +13,15 @@ import { removeUnheldObjects } from "../../../git/lfs/unheld-objects.js";
 import { hashToHex, isGlobalDedupEligible, isHashHex } from "../../../xet/hashing.js";
 import { missingXorbs, parseShard, verifyUploadedShard, type ShardFile } from "../../../xet/shard.js";
 import { XetFormatError } from "../../../xet/xet-format-error.js";
-import { decodeChunkRecords, parseXorb, XORB_MAX_BYTES } from "../../../xet/xorb.js";
+import { verifyXorb } from "../../../xet/xorb-workers.js";
+import { decodeChunkRecords, XORB_MAX_SERIALIZED_BYTES } from "../../../xet/xorb.js";
 import type { CasCaller } from "./xet-access.js";
 import { packChunks, packTerms } from "./xet-packing.js";
 import type { UsableXorb, XorbCatalog } from "./xet-xorbs.js";
 import { xetRepository } from "./xet.repository.js";
 
-/** The largest xorb the CAS takes (the protocol's limit). */
-export const XORB_BODY_LIMIT = XORB_MAX_BYTES;
+/** The largest xorb the CAS takes: 64 MiB of chunk data with its chunk headers (and a footer, if sent). */
+export const XORB_BODY_LIMIT = XORB_MAX_SERIALIZED_BYTES;
 /** The largest shard the CAS takes: hf_xet cuts its shards well under this. */
 export const SHARD_BODY_LIMIT = 64 * 1024 * 1024;
 
@@ -29,9 +30,12 @@ function refuseFormat<T>(code: "xet_xorb_invalid" | "xet_shard_invalid", run: ()
   try {
     return run();
   } catch (err) {
-    if (err instanceof XetFormatError) throw new HubError(400, code, err.message, { cause: err });
-    throw err;
+    throw asFormatRefusal(code, err);
   }
+}
+
+function asFormatRefusal(code: "xet_xorb_invalid" | "xet_shard_invalid", err: unknown): unknown {
+  return err instanceof XetFormatError ? new HubError(400, code, err.message, { cause: err }) : err;
 }
 
 /** All of a stream's bytes. */
@@ -91,9 +95,12 @@ export function createXetUploads({ db, store, xorbs, catalog, clock, logger }: X
         `"${hash}" is not a xorb hash: send the xorb to /v1/xorbs/default/<its hash, 64 lower-case hex digits>.`,
       );
     }
-    const parsed = refuseFormat("xet_xorb_invalid", () => parseXorb(body, { expectedHash: hash }));
+    // Verified on a worker thread when large; the body comes back with the answer.
+    const { parsed, bytes } = await verifyXorb(body, hash).catch((err: unknown) => {
+      throw asFormatRefusal("xet_xorb_invalid", err);
+    });
     // A stored-form footer, when a client sends one, is the chunk table again: the records are the xorb.
-    const records = body.subarray(0, parsed.recordsLength);
+    const records = bytes.subarray(0, parsed.recordsLength);
     const inserted = await xorbs.put(hash, records);
     const at = clock().toISOString();
     await db.transaction().execute(async (tx) => {
@@ -120,7 +127,7 @@ export function createXetUploads({ db, store, xorbs, catalog, clock, logger }: X
       );
     });
     logger.info(
-      { repository: caller.repo.fullName, xorb: hash, bytes: body.length, inserted },
+      { repository: caller.repo.fullName, xorb: hash, bytes: bytes.length, inserted },
       "xet xorb received",
     );
     return { was_inserted: inserted };
@@ -139,31 +146,35 @@ export function createXetUploads({ db, store, xorbs, catalog, clock, logger }: X
     const sha256 = file.sha256 ?? "";
     const size = file.terms.reduce((sum, term) => sum + term.unpackedLength, 0);
     const terms = file.terms.map((term) => ({ ...term, xorbHash: hashToHex(term.xorbHash) }));
-    const digest = createHash("sha256");
-    async function* hashed() {
-      for await (const data of fileContent(terms, (hash) => usable.get(hash) as UsableXorb, xorbs)) {
-        digest.update(data);
-        yield data;
+    const content = () => fileContent(terms, (hash) => usable.get(hash) as UsableXorb, xorbs);
+    /** The SHA-256 of the rebuilt content, hashed on a worker thread when large. */
+    const rebuiltSha256 = async () => {
+      const hash = uploadHash(size);
+      try {
+        for await (const data of content()) await hash.update(data);
+        return await hash.digest();
+      } finally {
+        hash.close();
       }
-    }
-    const stored = (await store.size(sha256)) === size;
-    const mismatch = () =>
+    };
+    const mismatch = (actual: string) =>
       new HubError(
         400,
         "xet_shard_invalid",
-        `file ${index} (${hashToHex(file.fileHash)}): its content, rebuilt from its terms, has SHA-256 ${digest.digest("hex")}, not ${sha256} as the shard says; nothing was recorded.`,
+        `file ${index} (${hashToHex(file.fileHash)}): its content, rebuilt from its terms, has SHA-256 ${actual}, not ${sha256} as the shard says; nothing was recorded.`,
       );
-    if (stored) {
-      for await (const data of hashed()) void data;
-      if (digest.copy().digest("hex") !== sha256) throw mismatch();
+    if ((await store.size(sha256)) === size) {
+      const actual = await rebuiltSha256();
+      if (actual !== sha256) throw mismatch(actual);
       return false;
     }
     try {
-      await store.write(sha256, size, Readable.from(hashed()));
+      // The store hashes what it writes (off the event loop when large) and refuses a mismatch.
+      await store.write(sha256, size, Readable.from(content()));
       return true;
     } catch (err) {
-      // The store hashes what it was given once it has all of it: the digest here is complete too.
-      if (err instanceof ObjectMismatchError) throw mismatch();
+      // Rare: the content is rebuilt once more, to say what it hashes to.
+      if (err instanceof ObjectMismatchError) throw mismatch(await rebuiltSha256());
       throw err;
     }
   }

@@ -25,11 +25,7 @@ async function readBody(request: FastifyRequest, payload: Readable): Promise<Buf
   const limit = what === "shard" ? SHARD_BODY_LIMIT : XORB_BODY_LIMIT;
   const code = what === "shard" ? "xet_shard_invalid" : "xet_xorb_invalid";
   const tooLarge = () =>
-    new HubError(
-      400,
-      code,
-      `The ${what} is larger than the ${limit}-byte (64 MiB) limit; nothing was stored.`,
-    );
+    new HubError(400, code, `The ${what} is larger than the ${limit}-byte limit; nothing was stored.`);
   if (Number(request.headers["content-length"] ?? 0) > limit) throw tooLarge();
   const parts: Buffer[] = [];
   let received = 0;

@@ -15,8 +15,15 @@ import {
   termVerificationHash,
 } from "../../../xet/hashing.js";
 import { parseShard, serializeShard, type ShardFile, type ShardXorb } from "../../../xet/shard.js";
-import { prng } from "../../../xet/testdata/test-inputs.js";
-import { decodeChunkRecords, serializeXorb, XORB_MAX_BYTES, type SerializedXorb } from "../../../xet/xorb.js";
+import { keystream, prng } from "../../../xet/testdata/test-inputs.js";
+import {
+  decodeChunkRecords,
+  parseXorb,
+  serializeXorb,
+  XORB_MAX_BYTES,
+  XORB_MAX_SERIALIZED_BYTES,
+  type SerializedXorb,
+} from "../../../xet/xorb.js";
 
 await loadXetHashing();
 
@@ -409,6 +416,33 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       expect(row.chunk_count).toBe(xorb.chunks.length);
     });
 
+    it("take a full xorb as hf_xet cuts it, 64 MiB of data whose headers take it past 64 MiB", async () => {
+      const write = await xetToken("alice/pub", "write", "main", "alice");
+      const data = keystream("full", XORB_MAX_BYTES);
+      const xorb = serializeXorb(
+        Array.from({ length: XORB_MAX_BYTES / 65536 }, (_, i) => data.subarray(i * 65536, (i + 1) * 65536)),
+        { compression: "none" },
+      );
+      expect(xorb.bytes.length).toBeGreaterThan(XORB_MAX_BYTES);
+      // Verified on a worker thread: a changed byte is refused with parseXorb's own message, nothing stored.
+      const corrupted = xorb.bytes.slice();
+      const at = (xorb.chunks[500]?.offset ?? 0) + 1000;
+      corrupted[at] = (corrupted[at] ?? 0) ^ 0xff;
+      const xorbsBefore = await count("xet_xorbs");
+      const refused = await postXorb(write, hashToHex(xorb.hash), corrupted);
+      expect(refused.status).toBe(400);
+      const error = await readJson<ApiError>(refused);
+      expect(error.code).toBe("xet_xorb_invalid");
+      expect(error.error).toBe(
+        `xorb hash mismatch: its 1024 chunks hash to ${hashToHex(parseXorb(corrupted).hash)}, but it was uploaded as ${hashToHex(xorb.hash)}`,
+      );
+      expect(existsSync(xorbPath(hashToHex(xorb.hash)))).toBe(false);
+      expect(await count("xet_xorbs")).toBe(xorbsBefore);
+      const response = await postXorb(write, hashToHex(xorb.hash), xorb.bytes);
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(await response.json()).toEqual({ was_inserted: true });
+    });
+
     it("refuse a changed byte, a truncation, a wrong hash, a bad name and an oversized body, storing nothing", async () => {
       const write = await xetToken("alice/pub", "write", "main", "alice");
       const { xorb, hex } = remember(packed(prng("broken", 200_000)));
@@ -429,11 +463,11 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
         expect(error.code, what).toBe("xet_xorb_invalid");
         expect(error.error, what).toMatch(message);
       }
-      const huge = new Uint8Array(XORB_MAX_BYTES + 1);
+      const huge = new Uint8Array(XORB_MAX_SERIALIZED_BYTES + 1);
       const tooLarge = await postXorb(write, hex, huge);
       expect(tooLarge.status).toBe(400);
-      expect((await readJson<ApiError>(tooLarge)).error).toMatch(
-        /xorb is larger than the 67108864-byte \(64 MiB\) limit/,
+      expect((await readJson<ApiError>(tooLarge)).error).toBe(
+        `The xorb is larger than the ${XORB_MAX_SERIALIZED_BYTES}-byte limit; nothing was stored.`,
       );
       expect(existsSync(xorbPath(hex))).toBe(false);
       expect(await count("xet_xorbs")).toBe(xorbsBefore);
