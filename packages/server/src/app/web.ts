@@ -245,10 +245,16 @@ export async function webRoutes({
 
     /**
      * A page's form post over FORM_BODY_LIMIT, refused before it is read, answers with the site's page for it
-     * (413, the limit, the upload page instead) rather than the API's JSON. Any other error, and anything
-     * under /api/, keeps the API's JSON.
+     * (413, the limit, the upload page instead) rather than the API's JSON; a body of a type no page takes,
+     * from anything but a browser, is the JSON 404 of a missing route. Any other error, and anything under
+     * /api/, keeps the API's JSON.
      */
     async function pageError(error: HubError, request: FastifyRequest, reply: FastifyReply) {
+      // A body of a type no page takes (an API client posting where no route is): that is the answer, not 415.
+      if (error.status === 415 && !wantsPage(request)) {
+        reply.callNotFound();
+        return reply;
+      }
       if (error.code !== "request_too_large" || request.url.startsWith("/api/") || !wantsPage(request)) {
         return reply.send(renderHubError(error));
       }

@@ -41,6 +41,16 @@ describe("conventions shared by every Hub operation", () => {
       expect(Object.keys(body).sort()).toEqual(["code", "error"]);
       expect(body.code).toBe("route_not_found");
     }
+    // A body of a type no route takes (an attachment the Python client posts to /uploads) does not change that.
+    const posted = await hub.request("/uploads", {
+      method: "POST",
+      token,
+      headers: { "content-type": "image/png" },
+      body: Buffer.from("89504e470d0a1a0a", "hex"),
+    });
+    expect(posted.status).toBe(404);
+    expect((await readJson<ApiError>(posted)).code).toBe("route_not_found");
+    expect(posted.headers.get("x-error-message")).toBe("This hub has no such operation");
   });
 
   it("requires Content-Type: application/json on JSON bodies (415)", async () => {

@@ -116,6 +116,16 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   );
 }
 
+/** The answer to a request no route matches. */
+function routeNotFound(request: FastifyRequest): HubError {
+  return new HubError(
+    404,
+    "route_not_found",
+    `No route ${request.method} ${request.url.split("?")[0]}; see /api/openapi.json for the API.`,
+    { headers: { "x-error-message": "This hub has no such operation" } },
+  );
+}
+
 /** Installs the error and not-found handlers: every failure leaves in the shared error schema. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -126,15 +136,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     return render ? render(error, request, reply) : reply.send(renderHubError(error));
   });
   app.setNotFoundHandler((request, reply) => {
-    const error = new HubError(
-      404,
-      "route_not_found",
-      `No route ${request.method} ${request.url.split("?")[0]}; see /api/openapi.json for the API.`,
-    );
     // A HEAD answer has no body, so its reason also travels in the header the clients print.
-    return reply
-      .status(404)
-      .header("x-error-message", "This hub has no such operation")
-      .send(renderHubError(error));
+    const error = routeNotFound(request);
+    return reply.status(404).headers(error.headers).send(renderHubError(error));
   });
 }
