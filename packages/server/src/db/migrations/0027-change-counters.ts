@@ -9,7 +9,9 @@ import { isPostgres } from "../dialect.js";
  * (`db/change-epoch.ts`). Each server process (backend) counts in a row of its
  * own, so writers never wait on each other's counter or deadlock over it; the
  * epoch is the sum, which any committed change moves. Rows of backends that
- * ended are folded into row 0 now and then, which keeps the sum.
+ * ended are folded into row 0 now and then, which keeps the sum. The
+ * notification stays, so processes of the previous release, which listen for
+ * it, keep their caches right through a rolling upgrade.
  */
 export const changeCounters: Migration = {
   async up(db: Kysely<unknown>) {
@@ -24,6 +26,7 @@ export const changeCounters: Migration = {
       begin
         insert into change_epoch (backend, value) values (pg_backend_pid(), 1)
           on conflict (backend) do update set value = change_epoch.value + 1;
+        perform pg_notify('hub_changes', '');
         return null;
       end $$`.execute(db);
   },
