@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { logLinesSince, runPythonDriver } from "../../../test-support/hf-driver.js";
 import { startHub, type TestHub } from "../../../test-support/hub-process.js";
 
 const CHECKOUT = fileURLToPath(new URL("../../../../../../", import.meta.url));
@@ -61,50 +61,21 @@ describe("the official Python client in every Xet mode", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  function python(interpreter: string, request: Answer, env: Record<string, string> = {}) {
-    return new Promise<Answer>((resolve, reject) => {
-      const child = spawn(interpreter, [DRIVER, JSON.stringify(request)], {
-        env: {
-          PATH: process.env.PATH,
-          HOME: work,
-          HF_ENDPOINT: hub.url,
-          HF_TOKEN: token,
-          HF_HUB_DISABLE_TELEMETRY: "1",
-          HF_HUB_DISABLE_PROGRESS_BARS: "1",
-          ...env,
-        },
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      child.once("close", (code) => {
-        if (code !== 0) return reject(new Error(`python exited with ${code}:\n${stderr.slice(-4000)}`));
-        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Answer);
-      });
+  const python = (interpreter: string, request: Answer, env: Record<string, string> = {}) =>
+    runPythonDriver<Answer>(interpreter, DRIVER, request, {
+      HOME: work,
+      HF_ENDPOINT: hub.url,
+      HF_TOKEN: token,
+      HF_HUB_DISABLE_TELEMETRY: "1",
+      HF_HUB_DISABLE_PROGRESS_BARS: "1",
+      ...env,
     });
-  }
 
   /** The hub's request log lines from `from` on. */
   const requestsSince = (from: number): LogLine[] =>
-    hub.logs.slice(from).flatMap((line) => {
-      try {
-        const parsed = JSON.parse(line) as LogLine;
-        return parsed.msg === "request" ? [parsed] : [];
-      } catch {
-        return [];
-      }
-    });
+    logLinesSince<LogLine>(hub.logs, from).filter((line) => line.msg === "request");
   const xorbBytesSince = (from: number) =>
-    hub.logs
-      .slice(from)
-      .flatMap((line) => {
-        try {
-          return [JSON.parse(line) as LogLine];
-        } catch {
-          return [];
-        }
-      })
+    logLinesSince<LogLine>(hub.logs, from)
       .filter((line) => line.msg === "xet xorb received")
       .reduce((sum, line) => sum + (line.bytes ?? 0), 0);
   const count = (lines: LogLine[], test: (line: LogLine) => boolean) => lines.filter(test).length;

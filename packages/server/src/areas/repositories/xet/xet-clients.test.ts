@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -7,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { downloadFile, uploadFiles } from "@huggingface/hub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
+import { logLinesSince, runPythonDriver } from "../../../test-support/hf-driver.js";
 import { startHub, type TestHub } from "../../../test-support/hub-process.js";
 
 const CHECKOUT = fileURLToPath(new URL("../../../../../../", import.meta.url));
@@ -37,40 +37,24 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
   let token: string;
   const files = new Map<string, Buffer>();
 
-  function python(request: Record<string, unknown>, env: Record<string, string> = {}) {
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const child = spawn(PYTHON, [DRIVER, JSON.stringify({ repo_id: "alice/xet", ...request })], {
-        env: {
-          PATH: process.env.PATH,
-          HOME: work,
-          HF_HOME: path.join(work, "hf"),
-          HF_ENDPOINT: hub.url,
-          HF_TOKEN: token,
-          HF_HUB_DISABLE_TELEMETRY: "1",
-          HF_HUB_DISABLE_PROGRESS_BARS: "1",
-          ...env,
-        },
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      child.once("close", (code) => {
-        if (code !== 0) return reject(new Error(`python exited with ${code}:\n${stderr.slice(-4000)}`));
-        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>);
-      });
-    });
-  }
+  const python = (request: Record<string, unknown>, env: Record<string, string> = {}) =>
+    runPythonDriver(
+      PYTHON,
+      DRIVER,
+      { repo_id: "alice/xet", ...request },
+      {
+        HOME: work,
+        HF_HOME: path.join(work, "hf"),
+        HF_ENDPOINT: hub.url,
+        HF_TOKEN: token,
+        HF_HUB_DISABLE_TELEMETRY: "1",
+        HF_HUB_DISABLE_PROGRESS_BARS: "1",
+        ...env,
+      },
+    );
 
   /** The hub's log lines (JSON) from `from` on. */
-  const logSince = (from: number): LogLine[] =>
-    hub.logs.slice(from).flatMap((line) => {
-      try {
-        return [JSON.parse(line) as LogLine];
-      } catch {
-        return [];
-      }
-    });
+  const logSince = (from: number): LogLine[] => logLinesSince<LogLine>(hub.logs, from);
   const xorbBytes = (lines: LogLine[]) =>
     lines
       .filter((line) => line.msg === "xet xorb received")
