@@ -68,6 +68,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0025-discussions",
         "0026-xet",
         "0027-change-counters",
+        "0028-discovery",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

@@ -559,6 +559,58 @@ export interface RepoWatchRow {
   created_at: string;
 }
 
+/**
+ * What a repository's default branch said about itself when it was last
+ * indexed: its card's front matter (JSON), what was wrong with it, the fields
+ * listings filter on, and facts read from its files.
+ */
+export interface RepoMetadataRow {
+  repository_id: string;
+  /** The commit indexed. */
+  revision: string;
+  /** The card's YAML front matter as JSON, null without a card or with invalid YAML. */
+  card_data: string | null;
+  /** What was wrong with the card's front matter, null when nothing was. */
+  card_error: string | null;
+  pipeline_tag: string | null;
+  library_name: string | null;
+  license: string | null;
+  /** `{parameters: {dtype: count}, total}` from the safetensors headers, JSON; null without any. */
+  safetensors: string | null;
+  num_parameters: number | null;
+  total_size: number;
+  /** 1 when the repository holds a GGUF file. */
+  gguf: number;
+  /** 1 when the repository holds an ONNX file. */
+  onnx: number;
+  indexed_at: string;
+}
+
+/** A tag a repository carries (from its card and its files), as listings filter on it. */
+export interface RepoTagRow {
+  repository_id: string;
+  tag: string;
+}
+
+/** A model a repository's card names as its base, and how it derives from it. */
+export interface RepoBaseModelRow {
+  repository_id: string;
+  /** The base model's id (`owner/name`), as the card wrote it. */
+  base_model: string;
+  /** `finetune`, `adapter`, `quantized` or `merge`. */
+  relation: string;
+}
+
+/** The counts people's signals make on a repository, kept beside it so counting never writes the repository's row. */
+export interface RepoStatsRow {
+  repository_id: string;
+  likes: number;
+  /** Downloads in the last 30 days. */
+  downloads: number;
+  downloads_all_time: number;
+  trending_score: number;
+}
+
 export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
@@ -611,4 +663,8 @@ export interface Database {
   discussion_reactions: DiscussionReactionRow;
   notifications: NotificationRow;
   repo_watches: RepoWatchRow;
+  repo_metadata: RepoMetadataRow;
+  repo_tags: RepoTagRow;
+  repo_base_models: RepoBaseModelRow;
+  repo_stats: RepoStatsRow;
 }

@@ -20,7 +20,8 @@ export interface WriteCount {
 
 /**
  * Tables no cached read depends on, written often (activity counts, webhook
- * deliveries, the usage ledger, discussions and notifications): writing them
+ * deliveries, the usage ledger, discussions and notifications, discovery's
+ * index and counts): writing them
  * retires nothing.
  */
 const UNCACHED_TABLES = new Set([
@@ -33,6 +34,11 @@ const UNCACHED_TABLES = new Set([
   "discussion_events",
   "discussion_reactions",
   "repo_watches",
+  "repo_metadata",
+  "repo_tags",
+  "repo_base_models",
+  "repo_stats",
+  "repo_search",
 ]);
 /** A column whose update alone decides nothing: a token's or key's last use, noted as it is used. */
 const USE_NOTES = new Map([

@@ -26,6 +26,7 @@ import { sessionInferenceTokens } from "./0024-session-inference-tokens.js";
 import { discussions } from "./0025-discussions.js";
 import { xet } from "./0026-xet.js";
 import { changeCounters } from "./0027-change-counters.js";
+import { discovery } from "./0028-discovery.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "0025-discussions": discussions,
   "0026-xet": xet,
   "0027-change-counters": changeCounters,
+  "0028-discovery": discovery,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */
