@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { AccountKey } from "./keys.js";
 
 /** The kinds of repository the hub hosts. */
@@ -141,6 +141,74 @@ export const RepoSibling = Type.Object(
   { title: "RepoSibling" },
 );
 
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+/**
+ * What discovery knows of a repository (its card's front matter and files, indexed at each push to its
+ * default branch, and its counts), as the Hugging Face Hub names these fields. Listings and info carry some by
+ * default and the rest when `expand` names them; fields the hub keeps nothing for are null.
+ */
+export const RepoDiscoveryFields = {
+  likes: Type.Optional(Type.Integer({ minimum: 0 })),
+  downloads: Type.Optional(Type.Integer({ minimum: 0, description: "Downloads in the last 30 days." })),
+  downloadsAllTime: Type.Optional(Type.Integer({ minimum: 0 })),
+  trendingScore: Type.Optional(Type.Number()),
+  tags: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "The card's tags, its task, library and languages, `license:`, `dataset:`, `base_model:` tags, and `safetensors`, `gguf`, `onnx` from its files.",
+    }),
+  ),
+  pipeline_tag: Type.Optional(nullable(Type.String())),
+  library_name: Type.Optional(nullable(Type.String())),
+  cardData: Type.Optional(nullable(JsonObject)),
+  config: Type.Optional(nullable(JsonObject)),
+  safetensors: Type.Optional(
+    nullable(
+      Type.Object({
+        parameters: Type.Record(Type.String(), Type.Integer()),
+        total: Type.Integer(),
+      }),
+    ),
+  ),
+  gguf: Type.Optional(nullable(JsonObject)),
+  "model-index": Type.Optional(nullable(Type.Array(Type.Unknown()))),
+  baseModels: Type.Optional(
+    nullable(
+      Type.Object({
+        relation: Type.String(),
+        models: Type.Array(Type.Object({ id: Type.String() })),
+      }),
+    ),
+  ),
+  childrenModelCount: Type.Optional(Type.Integer({ minimum: 0 })),
+  spaces: Type.Optional(Type.Array(Type.String())),
+  models: Type.Optional(Type.Array(Type.String())),
+  datasets: Type.Optional(Type.Array(Type.String())),
+  widgetData: Type.Optional(Type.Unknown()),
+  transformersInfo: Type.Optional(Type.Unknown()),
+  mask_token: Type.Optional(Type.Unknown()),
+  inference: Type.Optional(Type.Unknown()),
+  inferenceProviderMapping: Type.Optional(Type.Array(Type.Unknown())),
+  evalResults: Type.Optional(Type.Unknown()),
+  resourceGroup: Type.Optional(Type.Unknown()),
+  runtime: Type.Optional(Type.Unknown()),
+  region: Type.Optional(Type.Unknown()),
+  subdomain: Type.Optional(Type.Unknown()),
+  disabled: Type.Optional(Type.Boolean()),
+  citation: Type.Optional(nullable(Type.String())),
+  description: Type.Optional(nullable(Type.String())),
+  paperswithcode_id: Type.Optional(nullable(Type.String())),
+  mainSize: Type.Optional(Type.Integer({ minimum: 0 })),
+  cardProblems: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "What is wrong with the card's YAML front matter at the default branch, as `POST /api/validate-yaml` reports it; empty when nothing is. The push that brought it was kept.",
+    }),
+  ),
+};
+
 /** `GET /api/{type}s/{owner}/{name}`: what the Hugging Face clients read of a repository. */
 export const RepoInfo = Type.Object(
   {
@@ -162,6 +230,7 @@ export const RepoInfo = Type.Object(
       }),
     ),
     siblings: Type.Array(RepoSibling),
+    ...RepoDiscoveryFields,
   },
   { title: "RepoInfo" },
 );
@@ -251,6 +320,7 @@ export const RepoListItem = Type.Object(
     createdAt: Type.String({ format: "date-time" }),
     lastModified: Type.String({ format: "date-time" }),
     sdk: Type.Optional(SpaceSdk),
+    ...RepoDiscoveryFields,
   },
   { title: "RepoListItem" },
 );

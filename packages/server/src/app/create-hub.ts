@@ -55,6 +55,7 @@ import { createDeliveryWorker } from "../areas/integrations/webhooks/delivery-wo
 import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
 import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
+import { createMetadataIndexer } from "../areas/repositories/metadata/metadata-indexer.js";
 import {
   createDiscussionsService,
   type DiscussionsService,
@@ -181,6 +182,7 @@ export async function createHub(
     userAgent: `Hub-Webhooks/${hubVersion()} (+${config.publicUrl})`,
     logger,
   });
+  const metadataIndexer = createMetadataIndexer({ db, clock, repoFiles, objectStore, logger });
   const events = combineRepoEvents(
     createRepoEvents({
       db,
@@ -192,6 +194,7 @@ export async function createHub(
       notify: deliveries.notify,
     }),
     createCardCitations({ db, clock, repoFiles, logger }),
+    metadataIndexer.listener,
     // Commits arriving on refs/pr/{num} join their pull request's timeline (the service is made below).
     {
       async publish(event) {
@@ -397,6 +400,7 @@ export async function createHub(
     repoDuplication,
     repoStorage,
     lfsCollector,
+    metadataIndexer,
     orgs,
     keys,
     storage,

@@ -1,6 +1,8 @@
 import { PostgresAdapter, type Kysely } from "kysely";
 
 /** Whether a Kysely instance talks to PostgreSQL (otherwise SQLite), for the few statements the dialects spell apart. */
-export function isPostgres(db: Kysely<unknown>): boolean {
+export function isPostgres(
+  db: Pick<Kysely<unknown>, "getExecutor"> | { getExecutor(): { adapter: unknown } },
+): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }

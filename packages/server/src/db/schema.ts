@@ -575,6 +575,8 @@ export interface RepoMetadataRow {
   pipeline_tag: string | null;
   library_name: string | null;
   license: string | null;
+  /** `{architectures, model_type}` from config.json, JSON; null without one. */
+  config: string | null;
   /** `{parameters: {dtype: count}, total}` from the safetensors headers, JSON; null without any. */
   safetensors: string | null;
   num_parameters: number | null;

@@ -66,6 +66,11 @@ export class InProcessHub {
     return this.served.deps.db;
   }
 
+  /** The hub's services, for tests that drive background work (indexing, collecting) themselves. */
+  get deps(): Served["deps"] {
+    return this.served.deps;
+  }
+
   /** The Hub API's public URL; requests to it go to `inject()`, nothing listens there. */
   get url(): string {
     return this.config.publicUrl;

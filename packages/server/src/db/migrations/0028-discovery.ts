@@ -23,6 +23,7 @@ export const discovery: Migration = {
       .addColumn("pipeline_tag", "text")
       .addColumn("library_name", "text")
       .addColumn("license", "text")
+      .addColumn("config", "text")
       .addColumn("safetensors", "text")
       .addColumn("num_parameters", "bigint")
       .addColumn("total_size", "bigint", (c) => c.notNull())
@@ -60,6 +61,8 @@ export const discovery: Migration = {
     for (const column of ["likes", "downloads", "trending_score"]) {
       await db.schema.createIndex(`repo_stats_${column}_idx`).on("repo_stats").column(column).execute();
     }
+    // Every repository has its counts row, so listings sorted by a count join it instead of looking for it.
+    await sql`insert into repo_stats (repository_id) select id from repositories`.execute(db);
     if (isPostgres(db)) {
       await db.schema
         .createTable("repo_search")
@@ -69,7 +72,7 @@ export const discovery: Migration = {
       await sql`create index repo_search_document_idx on repo_search using gin (document)`.execute(db);
     } else {
       await sql`create virtual table repo_search using fts5(
-        repository_id unindexed, name, card, tokenize = 'unicode61 remove_diacritics 2'
+        repository_id unindexed, card, tokenize = 'porter unicode61 remove_diacritics 2'
       )`.execute(db);
     }
   },

@@ -1,74 +1,218 @@
+import type { RepoType } from "@hub/api";
 import { badRequest } from "../../../errors.js";
 
 /**
- * What the repository listings make of the query the official clients send
- * (`huggingface_hub`'s list_models/list_datasets/list_spaces,
- * `@huggingface/hub`'s listModels/listDatasets/listSpaces): every parameter is
+ * What the repository listings and info make of the query the official
+ * clients send (`huggingface_hub`'s list_models/list_datasets/list_spaces and
+ * model_info, `@huggingface/hub`'s listModels/modelInfo): every parameter is
  * honoured or refused by name, never ignored, so a script that asks for
  * "every model tagged X" never acts on every model.
  */
 
-/** Parameters the clients send that the hub cannot honour yet, and what they ask for. */
-const NOT_YET: Record<string, string> = {
-  filter: "filtering by tag, library, language, task or dataset",
-  pipeline_tag: "filtering by task (pipeline_tag)",
-  num_parameters: "filtering by parameter count",
+/** Parameters the clients send that the hub cannot honour, and what they ask for. */
+const NOT_SERVED: Record<string, string> = {
   apps: "filtering by supported apps",
   inference: "filtering by inference availability",
   inference_provider: "filtering by inference provider",
   linked: "listing only Spaces linked to models or datasets",
-  models: "filtering Spaces by the models they use",
-  datasets: "filtering Spaces by the datasets they use",
-  full: "full information (files, card, config) for every listed repository",
-  cardData: "card metadata for every listed repository",
-  config: "the config of every listed repository",
+  emissions_thresholds: "filtering by training emissions",
 };
 
-/** Sort keys and the column each orders by. */
-const SORTS = { lastModified: "updated_at", createdAt: "created_at", id: "full_name" } as const;
+/** Sort keys the clients send, and what each orders by. */
+const SORTS = {
+  lastModified: "updated_at",
+  createdAt: "created_at",
+  id: "full_name",
+  likes: "likes",
+  downloads: "downloads",
+  trendingScore: "trending_score",
+  trending: "trending_score",
+  num_parameters: "num_parameters",
+  mainSize: "total_size",
+} as const;
+export type SortKey = (typeof SORTS)[keyof typeof SORTS];
 
-/** Fields a listing entry carries, so asking for them is honoured. */
-const EXPAND_SERVED = new Set(["author", "createdAt", "lastModified", "private", "gated", "sdk"]);
 /**
- * Fields `@huggingface/hub` asks for on every listing by itself; the hub does
- * not track them yet, so they are left out of the answer, not refused.
+ * Every `expand` value the Hugging Face Hub accepts, per kind (huggingface_hub's
+ * `ExpandModelProperty_T` and its siblings); each is served, some always empty
+ * where the hub has nothing of the kind (docs/discovery.md says which).
  */
-const EXPAND_LEFT_OUT = new Set(["pipeline_tag", "downloads", "likes"]);
+export const EXPAND_FIELDS: Record<RepoType, readonly string[]> = {
+  model: [
+    "author",
+    "baseModels",
+    "cardData",
+    "childrenModelCount",
+    "config",
+    "createdAt",
+    "disabled",
+    "downloads",
+    "downloadsAllTime",
+    "evalResults",
+    "gated",
+    "gguf",
+    "inference",
+    "inferenceProviderMapping",
+    "lastModified",
+    "library_name",
+    "likes",
+    "mask_token",
+    "model-index",
+    "pipeline_tag",
+    "private",
+    "resourceGroup",
+    "safetensors",
+    "sha",
+    "siblings",
+    "spaces",
+    "tags",
+    "transformersInfo",
+    "trendingScore",
+    "usedStorage",
+    "widgetData",
+    "xetEnabled",
+  ],
+  dataset: [
+    "author",
+    "cardData",
+    "citation",
+    "createdAt",
+    "description",
+    "disabled",
+    "downloads",
+    "downloadsAllTime",
+    "gated",
+    "lastModified",
+    "likes",
+    "mainSize",
+    "paperswithcode_id",
+    "private",
+    "resourceGroup",
+    "sha",
+    "siblings",
+    "tags",
+    "trendingScore",
+    "usedStorage",
+    "xetEnabled",
+  ],
+  space: [
+    "author",
+    "cardData",
+    "createdAt",
+    "datasets",
+    "disabled",
+    "gated",
+    "lastModified",
+    "likes",
+    "models",
+    "private",
+    "region",
+    "resourceGroup",
+    "runtime",
+    "sdk",
+    "sha",
+    "siblings",
+    "subdomain",
+    "tags",
+    "trendingScore",
+    "usedStorage",
+    "xetEnabled",
+  ],
+  mcp: [
+    "author",
+    "cardData",
+    "createdAt",
+    "lastModified",
+    "likes",
+    "private",
+    "gated",
+    "sha",
+    "siblings",
+    "tags",
+    "trendingScore",
+    "usedStorage",
+    "xetEnabled",
+  ],
+};
+
+/**
+ * Tag shortcuts: a parameter naming one value of a kind of tag, and the tag it
+ * filters on (as `filter` would). `pipeline_tag` and `library` are plain tags.
+ */
+const TAG_SHORTCUTS: Record<string, (value: string) => string> = {
+  pipeline_tag: (value) => value,
+  task: (value) => value,
+  library: (value) => value,
+  language: (value) => value,
+  license: (value) => (value.startsWith("license:") ? value : `license:${value}`),
+  dataset: (value) => (value.startsWith("dataset:") ? value : `dataset:${value}`),
+  trained_dataset: (value) => (value.startsWith("dataset:") ? value : `dataset:${value}`),
+  datasets: (value) => (value.startsWith("dataset:") ? value : `dataset:${value}`),
+  models: (value) => (value.startsWith("model:") ? value : `model:${value}`),
+  base_model: (value) => (value.startsWith("base_model:") ? value : `base_model:${value}`),
+  tags: (value) => value,
+};
 
 const KNOWN = new Set([
   "search",
   "author",
+  "filter",
   "sort",
   "direction",
   "limit",
   "cursor",
   "gated",
+  "num_parameters",
+  "full",
+  "cardData",
+  "config",
   "expand",
   "expand[]",
+  ...Object.keys(TAG_SHORTCUTS),
 ]);
 
 export interface ListingQuery {
   search?: string;
   author?: string;
-  sort: (typeof SORTS)[keyof typeof SORTS];
-  descending: boolean;
+  /** Tags a repository must all carry. */
+  tags: string[];
+  /** Bounds on the parameter count (safetensors), inclusive. */
+  parameters?: { min?: number; max?: number };
   gated?: boolean;
+  sort: SortKey;
+  /** Whether `sort` was asked for; a search without one ranks by relevance. */
+  sorted: boolean;
+  descending: boolean;
+  /** The fields asked for with `expand`; null for the listing's usual fields. */
+  expand: string[] | null;
+  full: boolean;
+  cardData: boolean;
+  config: boolean;
 }
 
 const values = (value: unknown): string[] =>
   value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String);
 
-/** Refuses, naming it, an `expand` field (`expand` or `expand[]`) neither served nor left out on purpose. */
-function checkExpand(query: Record<string, unknown>, served: Set<string>): void {
-  for (const field of [...values(query.expand), ...values(query["expand[]"])]) {
-    if (!served.has(field) && !EXPAND_LEFT_OUT.has(field)) {
+/** Every field some kind of repository has. */
+const ANY_KIND = new Set(Object.values(EXPAND_FIELDS).flat());
+
+/**
+ * The `expand` fields asked for (`expand` or `expand[]`), refusing by name one no kind of repository has; a
+ * field of another kind (`pipeline_tag` of a dataset, as `@huggingface/hub` asks) is left out of the answer.
+ */
+function expandOf(query: Record<string, unknown>, type: RepoType): string[] | null {
+  const asked = [...values(query.expand), ...values(query["expand[]"])];
+  const allowed = EXPAND_FIELDS[type];
+  for (const field of asked) {
+    if (!ANY_KIND.has(field)) {
       throw badRequest(
         "unsupported_parameter",
-        `expand: "${field}" is not available from this hub; ask for ${[...served].join(", ")}.`,
+        `expand: "${field}" is not a field of a ${type} repository; ask for ${allowed.join(", ")}.`,
         "expand",
       );
     }
   }
+  return asked.length > 0 ? [...new Set(asked)].filter((field) => allowed.includes(field)) : null;
 }
 
 /** One value of a parameter; a repeated one is refused rather than half read. */
@@ -79,26 +223,70 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return given[0];
 }
 
-/** Reads a listing's query, refusing with a 400 that names it any parameter or value the hub does not honour. */
-export function listingQuery(query: Record<string, unknown>): ListingQuery {
-  for (const name of Object.keys(query)) {
-    const notYet = NOT_YET[name];
-    if (notYet) {
+/** A boolean flag (`true`/`false`/`1`/`0`, any case); absent is false. */
+function flag(query: Record<string, unknown>, name: string): boolean {
+  const value = single(query, name);
+  if (value === undefined) return false;
+  if (!/^(true|false|1|0)$/i.test(value)) {
+    throw badRequest("unsupported_parameter", `${name} must be true or false.`, name);
+  }
+  return /^(true|1)$/i.test(value);
+}
+
+const SCALE: Record<string, number> = { "": 1, k: 1e3, m: 1e6, b: 1e9, t: 1e12 };
+
+/** A parameter count as people write it: `7B`, `350M`, `1.5b`, `1000`. */
+function count(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmbt]?)$/i.exec(text.trim());
+  return match ? Math.round(Number(match[1]) * (SCALE[(match[2] ?? "").toLowerCase()] ?? 1)) : null;
+}
+
+/** `num_parameters` as the client sends it: `min:1B`, `max:10B`, `min:1B,max:10B`. */
+function parametersOf(text: string): { min?: number; max?: number } {
+  const bounds: { min?: number; max?: number } = {};
+  for (const part of text.split(",")) {
+    const [key, value = ""] = part.split(":");
+    const amount = count(value);
+    if ((key !== "min" && key !== "max") || amount === null) {
       throw badRequest(
         "unsupported_parameter",
-        `${name}: ${notYet} is not supported by this hub yet, so the listing is refused rather than returned unfiltered.`,
+        `num_parameters must be min:<count>, max:<count> or both (for example min:1B,max:10B); "${part}" is not.`,
+        "num_parameters",
+      );
+    }
+    bounds[key] = amount;
+  }
+  return bounds;
+}
+
+/** Reads a listing's query, refusing with a 400 that names it any parameter or value the hub does not honour. */
+export function listingQuery(query: Record<string, unknown>, type: RepoType): ListingQuery {
+  for (const name of Object.keys(query)) {
+    const notServed = NOT_SERVED[name];
+    if (notServed) {
+      throw badRequest(
+        "unsupported_parameter",
+        `${name}: ${notServed} is not supported by this hub, so the listing is refused rather than returned unfiltered.`,
         name,
       );
     }
     if (!KNOWN.has(name)) {
       throw badRequest(
         "unsupported_parameter",
-        `"${name}" is not a parameter of this listing; use search, author, gated, sort, direction, limit, cursor or expand.`,
+        `"${name}" is not a parameter of this listing; use search, author, filter, ${Object.keys(TAG_SHORTCUTS).join(", ")}, num_parameters, gated, sort, direction, limit, cursor, full, cardData, config or expand.`,
         name,
       );
     }
   }
-  checkExpand(query, EXPAND_SERVED);
+  const tags = values(query.filter).flatMap((value) => value.split(",").map((tag) => tag.trim()));
+  for (const [name, toTag] of Object.entries(TAG_SHORTCUTS)) {
+    for (const value of values(query[name])) tags.push(toTag(value.trim()));
+  }
+  for (const tag of tags) {
+    if (tag === "" || tag.length > 200) {
+      throw badRequest("unsupported_parameter", "Each filter is a tag of 1 to 200 characters.", "filter");
+    }
+  }
   const sortName = single(query, "sort");
   const sort = sortName === undefined ? "updated_at" : SORTS[sortName as keyof typeof SORTS];
   if (!sort) {
@@ -120,36 +308,33 @@ export function listingQuery(query: Record<string, unknown>): ListingQuery {
   if (gated !== undefined && !/^(true|false|1|0)$/i.test(gated)) {
     throw badRequest("unsupported_parameter", "gated must be true or false.", "gated");
   }
+  const numParameters = single(query, "num_parameters");
+  const search = single(query, "search")?.trim();
   return {
-    search: single(query, "search"),
+    ...(search ? { search } : {}),
     author: single(query, "author"),
+    tags: [...new Set(tags)].slice(0, 20),
+    ...(numParameters === undefined ? {} : { parameters: parametersOf(numParameters) }),
     sort,
+    sorted: sortName !== undefined,
     descending: direction ? direction === "-1" : sort !== "full_name",
     ...(gated === undefined ? {} : { gated: /^(true|1)$/i.test(gated) }),
+    expand: expandOf(query, type),
+    full: flag(query, "full"),
+    cardData: flag(query, "cardData"),
+    config: flag(query, "config"),
   };
 }
-
-/** Fields a repository's info carries, so `expand` asking for them is honoured. */
-const INFO_EXPAND_SERVED = new Set([
-  "author",
-  "sha",
-  "private",
-  "gated",
-  "createdAt",
-  "lastModified",
-  "siblings",
-  "sdk",
-  "xetEnabled",
-  // Only when asked for: counting it reads the repository's storage.
-  "usedStorage",
-]);
 
 /**
  * Reads the query of a repository's info: `blobs` and `expand`, refusing what it cannot honour by name.
  * `expand` is the fields asked for (the answer holds only those, with `_id` and `id`, as the Hugging Face
  * Hub answers), or null when the whole record is wanted.
  */
-export function infoQuery(query: Record<string, unknown>): { blobs: boolean; expand: string[] | null } {
+export function infoQuery(
+  query: Record<string, unknown>,
+  type: RepoType,
+): { blobs: boolean; expand: string[] | null } {
   for (const name of Object.keys(query)) {
     if (name === "securityStatus") {
       throw badRequest(
@@ -166,14 +351,5 @@ export function infoQuery(query: Record<string, unknown>): { blobs: boolean; exp
       );
     }
   }
-  checkExpand(query, INFO_EXPAND_SERVED);
-  const blobs = single(query, "blobs");
-  if (blobs !== undefined && !/^(true|false|1|0)$/i.test(blobs)) {
-    throw badRequest("unsupported_parameter", "blobs must be true or false.", "blobs");
-  }
-  const expand = [...values(query.expand), ...values(query["expand[]"])];
-  return {
-    blobs: blobs !== undefined && /^(true|1)$/i.test(blobs),
-    expand: expand.length > 0 ? expand.filter((field) => INFO_EXPAND_SERVED.has(field)) : null,
-  };
+  return { blobs: flag(query, "blobs"), expand: expandOf(query, type) };
 }

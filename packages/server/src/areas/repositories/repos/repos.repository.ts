@@ -2,6 +2,32 @@ import { sql } from "kysely";
 import { cachedRead } from "../../../db/cached-read.js";
 import type { DbOrTx } from "../../../db/database.js";
 import type { RepositoryRow } from "../../../db/schema.js";
+import { isPostgres } from "../../../db/dialect.js";
+import type { SortKey } from "./listing-query.js";
+
+/** The words of a search, for full-text search (at most 10; punctuation and operators are not passed on). */
+export function searchWords(search: string): string[] {
+  return [...new Set(search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 10);
+}
+
+/** Repositories whose card holds every word, with a rank (lower is more relevant) on either dialect. */
+function cardMatches(db: DbOrTx, words: string[]) {
+  if (isPostgres(db)) {
+    const query = words.join(" & ");
+    return sql<{
+      repository_id: string;
+      rank: number;
+    }>`(select repository_id, -ts_rank(document, to_tsquery('english', ${query})) as rank
+      from repo_search where document @@ to_tsquery('english', ${query}))`;
+  }
+  const query = words.map((word) => `"${word}"`).join(" ");
+  return sql<{ repository_id: string; rank: number }>`(select repository_id, bm25(repo_search) as rank
+    from repo_search where repo_search match ${query})`;
+}
+
+/** No repositories: the card match of a listing without a search. */
+const noMatches = () =>
+  sql<{ repository_id: string; rank: number }>`(select null as repository_id, 0 as rank where 1 = 0)`;
 
 /** SQL for repositories and the namespaces (users and organizations) that own them. */
 export const reposRepository = {
@@ -36,8 +62,12 @@ export const reposRepository = {
 
   /**
    * A page of repositories of a kind that the caller can possibly see (public,
-   * its own, or its organizations'), with their owners' handles. The caller's
-   * credential may narrow this further; the service asks the authorization rules per row.
+   * its own, or its organizations'), with their owners' handles, filtered and
+   * sorted in the query. A search matches the name, and the card's text by
+   * full-text search where the caller may read the card (a gated repository's
+   * card only past its gate), ranked by relevance unless a sort is asked for.
+   * The caller's credential may narrow this further; the service asks the
+   * authorization rules per row.
    */
   listVisible(
     db: DbOrTx,
@@ -46,8 +76,11 @@ export const reposRepository = {
       viewerIds: string[];
       author?: string;
       search?: string;
+      tags: string[];
+      parameters?: { min?: number; max?: number };
       gated?: boolean;
-      sort: "updated_at" | "created_at" | "full_name";
+      sort: SortKey;
+      sorted: boolean;
       descending: boolean;
       offset: number;
       limit: number;
@@ -55,10 +88,16 @@ export const reposRepository = {
   ) {
     const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
     const fullName = sql<string>`coalesce(users.handle, organizations.handle) || '/' || repositories.name`;
+    const words = query.search ? searchWords(query.search) : [];
     let select = db
       .selectFrom("repositories")
       .leftJoin("users", "users.id", "repositories.owner_id")
       .leftJoin("organizations", "organizations.id", "repositories.owner_id")
+      .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
+      .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
+      .leftJoin((words.length > 0 ? cardMatches(db, words) : noMatches()).as("card_match"), (join) =>
+        join.onRef(sql.ref("card_match.repository_id"), "=", sql.ref("repositories.id")),
+      )
       .selectAll("repositories")
       .select(ownerHandle.as("owner_handle"))
       .where("repositories.type", "=", query.type)
@@ -71,17 +110,54 @@ export const reposRepository = {
     if (query.gated !== undefined) {
       select = select.where("repositories.gated", query.gated ? "is not" : "is", null);
     }
-    if (query.search) {
-      const pattern = `%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      select = select.where(sql<boolean>`${fullName} like ${pattern} escape '\\'`);
+    for (const tag of query.tags) {
+      select = select.where(
+        sql<boolean>`exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+      );
     }
-    const order = query.sort === "full_name" ? fullName : sql.ref(`repositories.${query.sort}`);
-    return select
-      .orderBy(order, query.descending ? "desc" : "asc")
-      .orderBy("repositories.id")
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute();
+    if (query.parameters?.min !== undefined) {
+      select = select.where("repo_metadata.num_parameters", ">=", query.parameters.min);
+    }
+    if (query.parameters?.max !== undefined) {
+      select = select.where("repo_metadata.num_parameters", "<=", query.parameters.max);
+    }
+    const search = query.search;
+    const nameMatch = search
+      ? sql<boolean>`lower(${fullName}) like ${`%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`
+      : null;
+    if (nameMatch && search) {
+      // A card's text counts only where the caller may read the card: a gated repository's past its gate.
+      const viewer = query.viewerIds[0] ?? null;
+      const cardReadable = sql<boolean>`(repositories.gated is null${
+        query.viewerIds.length > 0 ? sql` or repositories.owner_id in (${sql.join(query.viewerIds)})` : sql``
+      }${
+        viewer
+          ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
+          : sql``
+      })`;
+      select = select.where(
+        sql<boolean>`(${nameMatch} or (card_match.repository_id is not null and ${cardReadable}))`,
+      );
+      if (!query.sorted) {
+        // Relevance: names that match first (exact, then containing), then the card's rank.
+        select = select
+          .orderBy(
+            sql`case when lower(repositories.name) = ${search.toLowerCase()} then 0 when ${nameMatch} then 1 else 2 end`,
+          )
+          .orderBy(sql`coalesce(card_match.rank, 0)`);
+      }
+    }
+    const direction = query.descending ? sql`desc` : sql`asc`;
+    const order =
+      query.sort === "full_name"
+        ? sql`${fullName} ${direction}`
+        : query.sort === "num_parameters" || query.sort === "total_size"
+          ? // Repositories without the figure come last either way.
+            sql`${sql.ref(`repo_metadata.${query.sort}`)} is null, ${sql.ref(`repo_metadata.${query.sort}`)} ${direction}`
+          : query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score"
+            ? sql`${sql.ref(`repo_stats.${query.sort}`)} ${direction}`
+            : sql`${sql.ref(`repositories.${query.sort}`)} ${direction}`;
+    return select.orderBy(order).orderBy("repositories.id").offset(query.offset).limit(query.limit).execute();
   },
 
   setPrivate: (db: DbOrTx, id: string, isPrivate: boolean, at: string) =>

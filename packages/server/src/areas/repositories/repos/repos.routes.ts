@@ -13,7 +13,6 @@ import {
   RepoTypeSchema,
   RepoConflict,
   RepoInfoFields,
-  RepoListItem,
   RepoSummary,
   type RepoType,
 } from "@hub/api";
@@ -333,7 +332,17 @@ export function reposRoutes({
                 gated: Type.Optional(
                   Type.String({ description: "true: only gated repositories; false: only others." }),
                 ),
-                sort: Type.Optional(Type.String({ description: "lastModified (default), createdAt or id." })),
+                filter: Type.Optional(
+                  Type.Union([Type.String(), Type.Array(Type.String())], {
+                    description: "Tags every listed repository carries (repeat or separate with commas).",
+                  }),
+                ),
+                sort: Type.Optional(
+                  Type.String({
+                    description:
+                      "lastModified (default), createdAt, id, likes, downloads, trendingScore, num_parameters or mainSize. A search without a sort is ranked by relevance.",
+                  }),
+                ),
                 direction: Type.Optional(Type.String({ description: "-1 (descending) or 1." })),
                 limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
                 cursor: Type.Optional(Type.String()),
@@ -341,18 +350,23 @@ export function reposRoutes({
               },
               { additionalProperties: true },
             ),
-            response: { 200: Type.Array(RepoListItem) },
+            response: { 200: Type.Array(RepoInfoFields) },
           },
           config: { access: "optional" },
         },
         async (request, reply) => {
           const limit = request.query.limit ?? 100;
           const offset = cursorOffset(request.query.cursor);
-          const page = await repos.list(request.principal, type, {
-            ...listingQuery(request.query as Record<string, unknown>),
-            limit,
-            offset,
-          });
+          const query = listingQuery(request.query as Record<string, unknown>, type);
+          const page = await repos.list(request.principal, type, { ...query, limit, offset });
+          if (query.expand?.includes("usedStorage")) {
+            await Promise.all(
+              page.items.map(async (item, index) => {
+                const repo = page.repos[index];
+                if (repo) (item as RepoInfoFields).usedStorage = await usedStorage(repo);
+              }),
+            );
+          }
           if (page.next !== null) {
             reply.header("link", `<${nextPageUrl(publicUrl, request, page.next)}>; rel="next"`);
           }
@@ -392,11 +406,13 @@ export function reposRoutes({
             config: { access },
           },
           async (request) => {
-            const { blobs, expand } = infoQuery(request.query as Record<string, unknown>);
+            const { blobs, expand } = infoQuery(request.query as Record<string, unknown>, type);
             const repo = repositoryOf(request);
             const info = await repos.info(repo, request.params.revision, {
               blobs,
               siblings: expand === null || expand.includes("siblings"),
+              ...(expand === null ? {} : { fields: expand }),
+              principal: request.principal,
             });
             if (expand?.includes("usedStorage")) info.usedStorage = await usedStorage(repo);
             return expand === null ? info : expandedFields(info, expand);

@@ -37,6 +37,8 @@ import type { RepoEvents } from "../../../domain/repo-events.js";
 import type { RefUpdate } from "../../../domain/repositories.js";
 import { reposRepository } from "./repos.repository.js";
 import type { ListingQuery } from "./listing-query.js";
+import { INFO_FIELDS, LISTING_FIELDS, discoveryFields } from "./discovery-fields.js";
+import { metadataRepository } from "../metadata/metadata.repository.js";
 import {
   URL_PREFIX,
   gateModeOf,
@@ -231,6 +233,7 @@ export function createReposService({
       await storage.create(row.id, DEFAULT_BRANCH, { ".gitattributes": DEFAULT_GITATTRIBUTES });
       try {
         await reposRepository.insert(db, row);
+        await metadataRepository.ensureStats(db, row.id);
         await reposRepository.dropRedirect(db, input.type, owner.handle, input.name);
       } catch (err) {
         await storage.remove(row.id);
@@ -249,14 +252,17 @@ export function createReposService({
     },
 
     /**
-     * A page of the repositories of a kind the caller may read, newest change
-     * first by default; `next` is the offset of the following page, if any.
+     * A page of the repositories of a kind the caller may read, filtered,
+     * searched and sorted as the query asks (newest change first by default);
+     * each entry holds the fields `expand` names, or the listing's usual ones
+     * (with the file list and card for `full`, the card for `cardData`, the
+     * config for `config`). `next` is the offset of the following page, if any.
      */
     async list(
       principal: Principal | null,
       type: RepoType,
       query: ListingQuery & { limit: number; offset: number },
-    ): Promise<{ items: RepoListItem[]; next: number | null }> {
+    ): Promise<{ items: RepoListItem[]; repos: FoundRepo[]; next: number | null }> {
       const [memberships, ssoRequired] = principal
         ? await Promise.all([
             orgsRepository.membershipsOfUser(db, principal.userId),
@@ -273,14 +279,17 @@ export function createReposService({
         viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
         author: query.author,
         search: query.search,
+        tags: query.tags,
+        parameters: query.parameters,
         gated: query.gated,
         sort: query.sort,
+        sorted: query.sorted,
         descending: query.descending,
         offset: query.offset,
         limit: query.limit + 1,
       });
       const page = rows.slice(0, query.limit);
-      const items = page
+      const repos = page
         .map((row) => ({
           row,
           owner: ownerOf(row, row.owner_handle),
@@ -298,9 +307,67 @@ export function createReposService({
             now,
             reauthWindowSeconds: 0,
           }).allowed;
-        })
-        .map((repo) => this.listItem(repo));
-      return { items, next: rows.length > query.limit ? query.offset + query.limit : null };
+        });
+      const wanted = query.expand ?? [
+        ...LISTING_FIELDS[type],
+        ...(query.full ? ["sha", "siblings", "cardData"] : []),
+        ...(query.cardData ? ["cardData"] : []),
+        ...(query.config ? ["config"] : []),
+      ];
+      const items = await this.entries(principal, repos, wanted, query.expand === null);
+      return { items, repos, next: rows.length > query.limit ? query.offset + query.limit : null };
+    },
+
+    /**
+     * The listing entries of repositories: `_id`, `id` and the `wanted` fields,
+     * plus the base fields (author, visibility, dates) when `withBase`.
+     */
+    async entries(
+      principal: Principal | null,
+      repos: FoundRepo[],
+      wanted: readonly string[],
+      withBase: boolean,
+    ): Promise<RepoListItem[]> {
+      const computed = await discoveryFields(db, repos, wanted, (repo) => this.spacesUsing(principal, repo));
+      return Promise.all(
+        repos.map(async (repo) => {
+          const base = this.listItem(repo) as unknown as Record<string, unknown>;
+          const entry: Record<string, unknown> = withBase ? { ...base } : { _id: base._id, id: base.id };
+          for (const field of wanted) {
+            if (field in base) entry[field] = base[field];
+            else if (field === "xetEnabled") entry.xetEnabled = repo.row.xet_enabled === 1;
+          }
+          if (wanted.includes("sha") || wanted.includes("siblings")) {
+            const sha = await cachedRevision(db, repo.row.id, repo.row.default_branch);
+            if (wanted.includes("sha")) entry.sha = sha;
+            if (wanted.includes("siblings")) {
+              entry.siblings = sha
+                ? (await storage.listFiles(repo.row.id, sha)).map((rfilename) => ({ rfilename }))
+                : [];
+            }
+          }
+          Object.assign(entry, computed.get(repo.row.id));
+          return entry as unknown as RepoListItem;
+        }),
+      );
+    },
+
+    /** The Spaces the caller may read whose cards name this model. */
+    async spacesUsing(principal: Principal | null, repo: FoundRepo): Promise<string[]> {
+      if (repo.type !== "model") return [];
+      const page = await this.list(principal, "space", {
+        tags: [`model:${repo.fullName}`],
+        sort: "updated_at",
+        sorted: true,
+        descending: true,
+        expand: [],
+        full: false,
+        cardData: false,
+        config: false,
+        limit: 100,
+        offset: 0,
+      });
+      return page.repos.map((space) => space.fullName);
     },
 
     /**
@@ -437,7 +504,18 @@ export function createReposService({
     async info(
       repo: FoundRepo,
       revision: string | undefined,
-      { blobs = false, siblings: withSiblings = true }: { blobs?: boolean; siblings?: boolean } = {},
+      {
+        blobs = false,
+        siblings: withSiblings = true,
+        fields,
+        principal = null,
+      }: {
+        blobs?: boolean;
+        siblings?: boolean;
+        /** The discovery fields wanted; the info's usual ones when not given. */
+        fields?: readonly string[];
+        principal?: Principal | null;
+      } = {},
     ): Promise<RepoInfo> {
       const ref = !revision || revision === "HEAD" ? repo.row.default_branch : revision;
       const sha = await cachedRevision(db, repo.row.id, ref);
@@ -478,6 +556,11 @@ export function createReposService({
         ...sdkOf(repo.row),
         xetEnabled: repo.row.xet_enabled === 1,
         siblings,
+        ...(
+          await discoveryFields(db, [repo], fields ?? INFO_FIELDS[repo.type], (model) =>
+            this.spacesUsing(principal, model),
+          )
+        ).get(repo.row.id),
       };
     },
   };

@@ -1,0 +1,95 @@
+import { sql } from "kysely";
+import type { DbOrTx } from "../../../db/database.js";
+import { isPostgres } from "../../../db/dialect.js";
+import type { RepoMetadataRow } from "../../../db/schema.js";
+
+/** SQL for what discovery indexes of each repository: its metadata, tags, base models, card text and counts. */
+export const metadataRepository = {
+  /** Replaces everything indexed of a repository, in the caller's transaction. */
+  async replace(
+    db: DbOrTx,
+    row: RepoMetadataRow,
+    tags: string[],
+    baseModels: Array<{ base_model: string; relation: string }>,
+    cardText: string,
+  ): Promise<void> {
+    const id = row.repository_id;
+    await db.deleteFrom("repo_metadata").where("repository_id", "=", id).execute();
+    await db.insertInto("repo_metadata").values(row).execute();
+    await db.deleteFrom("repo_tags").where("repository_id", "=", id).execute();
+    if (tags.length > 0) {
+      await db
+        .insertInto("repo_tags")
+        .values(tags.map((tag) => ({ repository_id: id, tag })))
+        .execute();
+    }
+    await db.deleteFrom("repo_base_models").where("repository_id", "=", id).execute();
+    if (baseModels.length > 0) {
+      await db
+        .insertInto("repo_base_models")
+        .values(baseModels.map((base) => ({ repository_id: id, ...base })))
+        .execute();
+    }
+    await sql`delete from repo_search where repository_id = ${id}`.execute(db);
+    if (cardText.trim() !== "") {
+      if (isPostgres(db)) {
+        await sql`insert into repo_search (repository_id, document)
+          values (${id}, to_tsvector('english', ${cardText}))`.execute(db);
+      } else {
+        await sql`insert into repo_search (repository_id, card) values (${id}, ${cardText})`.execute(db);
+      }
+    }
+  },
+
+  /** Makes sure a repository has its counts row (new repositories, and any made before counting). */
+  ensureStats: (db: DbOrTx, repositoryId: string) =>
+    db
+      .insertInto("repo_stats")
+      .values({
+        repository_id: repositoryId,
+        likes: 0,
+        downloads: 0,
+        downloads_all_time: 0,
+        trending_score: 0,
+      })
+      .onConflict((oc) => oc.column("repository_id").doNothing())
+      .execute(),
+
+  find: (db: DbOrTx, repositoryId: string) =>
+    db.selectFrom("repo_metadata").selectAll().where("repository_id", "=", repositoryId).executeTakeFirst(),
+
+  /** The metadata, tags and counts of several repositories, for a listing page. */
+  async ofRepositories(db: DbOrTx, ids: string[]) {
+    if (ids.length === 0) return { metadata: [], tags: [], stats: [], baseModels: [] };
+    const [metadata, tags, stats, baseModels] = await Promise.all([
+      db.selectFrom("repo_metadata").selectAll().where("repository_id", "in", ids).execute(),
+      db.selectFrom("repo_tags").selectAll().where("repository_id", "in", ids).execute(),
+      db.selectFrom("repo_stats").selectAll().where("repository_id", "in", ids).execute(),
+      db.selectFrom("repo_base_models").selectAll().where("repository_id", "in", ids).execute(),
+    ]);
+    return { metadata, tags, stats, baseModels };
+  },
+
+  /** How many repositories name this one (`owner/name`) as their base model. */
+  childrenCount: async (db: DbOrTx, fullName: string) =>
+    Number(
+      (
+        await db
+          .selectFrom("repo_base_models")
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .where("base_model", "=", fullName.toLowerCase())
+          .executeTakeFirst()
+      )?.count ?? 0,
+    ),
+
+  /** Repositories whose metadata is missing or older than their last change, oldest first. */
+  unindexed: (db: DbOrTx, limit: number) =>
+    db
+      .selectFrom("repositories")
+      .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
+      .select("repositories.id")
+      .where("repo_metadata.repository_id", "is", null)
+      .orderBy("repositories.created_at")
+      .limit(limit)
+      .execute(),
+};
