@@ -195,7 +195,9 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     );
     expect(base.likes).toBe(0);
     expect(base.downloads).toBe(0);
-    expect((base as unknown as Record<string, unknown>)["model-index"]).toEqual([{ name: "llama-base", results: [] }]);
+    expect((base as unknown as Record<string, unknown>)["model-index"]).toEqual([
+      { name: "llama-base", results: [] },
+    ]);
 
     // A push to another branch changes nothing indexed; one to the default branch does.
     await commit(
