@@ -35,6 +35,14 @@ export interface XetConfig {
   tokenTtlSeconds: number;
 }
 
+/** Discovery's background work (docs/discovery.md). */
+export interface DiscoveryConfig {
+  /** Seconds between recomputing downloads of the last 30 days and trending scores; 0 turns it off. */
+  upkeepIntervalSeconds: number;
+  /** Seconds during which one caller's fetches of one repository count as one download. */
+  downloadWindowSeconds: number;
+}
+
 export interface LfsCollectorConfig {
   /** Seconds between passes; 0 turns the collector off. */
   intervalSeconds: number;
@@ -132,6 +140,7 @@ export interface Config {
   router: RouterConfig;
   webhooks: WebhooksConfig;
   lfsCollector: LfsCollectorConfig;
+  discovery: DiscoveryConfig;
   xet: XetConfig;
   device: DeviceFlowConfig;
   account: AccountConfig;
@@ -325,6 +334,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     lfsCollector: {
       intervalSeconds: integer(env, "HUB_LFS_COLLECT_INTERVAL_SECONDS", 3600, 0, 7 * 86_400),
       graceSeconds: integer(env, "HUB_LFS_GRACE_SECONDS", 86_400, 1, 365 * 86_400),
+    },
+    discovery: {
+      upkeepIntervalSeconds: integer(env, "HUB_TRENDING_INTERVAL_SECONDS", 600, 0, 86_400),
+      downloadWindowSeconds: integer(env, "HUB_DOWNLOAD_WINDOW_SECONDS", 300, 1, 86_400),
     },
     xet: { tokenTtlSeconds: integer(env, "HUB_XET_TOKEN_TTL_SECONDS", 900, 60, 86_400) },
     webhooks: {

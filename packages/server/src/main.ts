@@ -32,10 +32,13 @@ export async function prepareServe(config: Readonly<Config>, logger: Logger) {
     startWork(): void {
       hub.deliveries.start();
       hub.lfsCollector.start();
+      if (config.discovery.upkeepIntervalSeconds > 0) hub.discoveryUpkeep.start();
     },
     async close(): Promise<void> {
       await hub.deliveries.stop();
       await hub.lfsCollector.stop();
+      await hub.discoveryUpkeep.stop();
+      await hub.downloads.flush();
       await rateLimiter.close();
       await downloadRateLimiter.close();
       await hub.close();

@@ -56,6 +56,8 @@ import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
 import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
 import { createMetadataIndexer } from "../areas/repositories/metadata/metadata-indexer.js";
+import { createDownloadCounter } from "../areas/repositories/metadata/download-counter.js";
+import { createDiscoveryUpkeep } from "../areas/repositories/metadata/discovery-upkeep.js";
 import {
   createDiscussionsService,
   type DiscussionsService,
@@ -211,6 +213,20 @@ export async function createHub(
     },
   );
   const repos = createReposService({ db, storage, repoFiles, objectStore, events, clock, config });
+  const downloads = createDownloadCounter({
+    db,
+    clock,
+    logger,
+    windowMs: config.discovery.downloadWindowSeconds * 1000,
+  });
+  const discoveryUpkeep = createDiscoveryUpkeep({
+    db,
+    clock,
+    logger,
+    indexer: metadataIndexer,
+    findById: (id) => repos.findById(id),
+    intervalSeconds: config.discovery.upkeepIntervalSeconds,
+  });
   const discussions: DiscussionsService = createDiscussionsService({
     db,
     clock,
@@ -401,6 +417,8 @@ export async function createHub(
     repoStorage,
     lfsCollector,
     metadataIndexer,
+    downloads,
+    discoveryUpkeep,
     orgs,
     keys,
     storage,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ApiError, Health, OAuthError } from "@hub/api";
+import type { DownloadCounter } from "../areas/repositories/metadata/download-counter.js";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { AccountService } from "../areas/accounts/account/account.service.js";
 import { accountRoutes } from "../areas/accounts/account/account.routes.js";
@@ -106,6 +107,7 @@ export interface AppDeps {
   usernames: UsernameService;
   hardware: HardwareService;
   preferences: ContentPreferencesService;
+  downloads: DownloadCounter;
   gating: GatingService;
   papers: PapersService;
   discussions: DiscussionsService;
@@ -361,6 +363,7 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       store: deps.objectStore,
       publicUrl: config.publicUrl,
       onDownload: deps.preferences.recordDownload,
+      downloads: deps.downloads,
       xet: deps.xet,
     }),
   );

@@ -613,6 +613,13 @@ export interface RepoStatsRow {
   trending_score: number;
 }
 
+/** The downloads of a repository on a day (UTC, `YYYY-MM-DD`), counted once per snapshot. */
+export interface RepoDownloadRow {
+  repository_id: string;
+  day: string;
+  count: number;
+}
+
 export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
@@ -669,4 +676,5 @@ export interface Database {
   repo_tags: RepoTagRow;
   repo_base_models: RepoBaseModelRow;
   repo_stats: RepoStatsRow;
+  repo_downloads: RepoDownloadRow;
 }

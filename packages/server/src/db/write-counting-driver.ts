@@ -39,6 +39,7 @@ const UNCACHED_TABLES = new Set([
   "repo_base_models",
   "repo_stats",
   "repo_search",
+  "repo_downloads",
 ]);
 /** A column whose update alone decides nothing: a token's or key's last use, noted as it is used. */
 const USE_NOTES = new Map([

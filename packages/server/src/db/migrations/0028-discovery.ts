@@ -61,6 +61,14 @@ export const discovery: Migration = {
     for (const column of ["likes", "downloads", "trending_score"]) {
       await db.schema.createIndex(`repo_stats_${column}_idx`).on("repo_stats").column(column).execute();
     }
+    await db.schema
+      .createTable("repo_downloads")
+      .addColumn("repository_id", "text", (c) => repositoryId(c))
+      .addColumn("day", "text", (c) => c.notNull())
+      .addColumn("count", "integer", (c) => c.notNull())
+      .addPrimaryKeyConstraint("repo_downloads_pk", ["repository_id", "day"])
+      .execute();
+    await db.schema.createIndex("repo_downloads_day_idx").on("repo_downloads").column("day").execute();
     // Every repository has its counts row, so listings sorted by a count join it instead of looking for it.
     await sql`insert into repo_stats (repository_id) select id from repositories`.execute(db);
     if (isPostgres(db)) {
@@ -78,6 +86,7 @@ export const discovery: Migration = {
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable("repo_search").execute();
+    await db.schema.dropTable("repo_downloads").execute();
     await db.schema.dropTable("repo_stats").execute();
     await db.schema.dropTable("repo_base_models").execute();
     await db.schema.dropTable("repo_tags").execute();

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import type { DownloadCounter } from "../metadata/download-counter.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   ApiErrorRef,
@@ -98,6 +99,8 @@ export interface FilesRoutesDeps {
   publicUrl: string;
   /** Told of every file a signed-in account downloads (`resolve`, GET), for interests learned from activity. */
   onDownload?: (userId: string, repositoryId: string) => Promise<void>;
+  /** Counts downloads of repositories (discovery's `downloads`), never waiting on the database. */
+  downloads?: DownloadCounter;
   /** Announces files stored through Xet, so Xet clients download them from the CAS. */
   xet?: XetAnnouncer;
 }
@@ -110,6 +113,7 @@ export function filesRoutes({
   store,
   publicUrl,
   onDownload,
+  downloads,
   xet,
 }: FilesRoutesDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -366,6 +370,7 @@ export function filesRoutes({
       if (mode === "resolve" && request.method === "GET" && request.principal && onDownload) {
         await onDownload(request.principal.userId, repo.row.id);
       }
+      if (mode === "resolve") downloads?.record(repo, path, request.principal?.userId ?? `ip ${request.ip}`);
       if (mode === "resolve" && entry.lfs) {
         const { oid, size } = entry.lfs;
         // A pointer is only text anyone can commit: serve the object only if it was uploaded to this repository.

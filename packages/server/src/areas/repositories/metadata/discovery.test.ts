@@ -1,4 +1,4 @@
-import { listModels, modelInfo, uploadFiles } from "@huggingface/hub";
+import { downloadFile, listModels, modelInfo, uploadFiles } from "@huggingface/hub";
 import type { ApiError } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
@@ -365,6 +365,70 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     });
     expect(model.cardData?.license).toBe("apache-2.0");
     expect(model.tags).toContain("safetensors");
+  });
+
+  it("counts one download per snapshot per caller, by the files a library fetches first, never per file", async () => {
+    const fetchFile = async (path: string, token?: string, method = "GET", repoPath = "alice/llama-base") => {
+      const response = await hub.request(`/${repoPath}/resolve/main/${path}`, {
+        method,
+        ...(token ? { token } : {}),
+        redirect: "manual",
+      });
+      expect(response.status, path).toBeLessThan(400);
+      await response.arrayBuffer();
+    };
+    const counts = async (repoId = "alice/llama-base", type = "model") => {
+      await hub.deps.downloads.flush();
+      const response = await hub.request(
+        `/api/${type}s/${repoId}?expand[]=downloads&expand[]=downloadsAllTime`,
+        {
+          token: alice,
+        },
+      );
+      return readJson<{ downloads: number; downloadsAllTime: number }>(response);
+    };
+    // A snapshot by one caller: HEAD and GET of every file, one download.
+    for (const path of ["config.json", "README.md", "model.safetensors", ".gitattributes"]) {
+      await fetchFile(path, alice, "HEAD");
+      await fetchFile(path, alice);
+    }
+    expect(await counts()).toMatchObject({ downloads: 1, downloadsAllTime: 1 });
+    // The card alone is not a download; the config by another caller is, and an anonymous one too.
+    await fetchFile("README.md", bob);
+    expect((await counts()).downloads).toBe(1);
+    await fetchFile("config.json", bob);
+    await fetchFile("config.json");
+    await fetchFile("config.json", alice);
+    expect(await counts()).toMatchObject({ downloads: 3, downloadsAllTime: 3 });
+    // The official client's downloadFile is a download like any other.
+    await downloadFile({
+      repo: { type: "model", name: "alice/llama-lora" },
+      path: "README.md",
+      hubUrl: hub.url,
+      fetch: fetchFor,
+      accessToken: bob,
+    });
+    expect((await counts("alice/llama-lora")).downloads).toBe(0);
+
+    expect((await ids("sort=downloads")).slice(0, 1)).toEqual(["alice/llama-base"]);
+    expect((await ids("sort=downloads&direction=1")).at(-1)).toBe("alice/llama-base");
+
+    // Days age out of the last 30 days; all time keeps them. Trending favours what is recent.
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    const bobGguf = await hub.deps.repos.find("model", "bob", "llama-gguf");
+    await hub.db
+      .insertInto("repo_downloads")
+      .values([
+        { repository_id: bobGguf?.row.id ?? "", day: day(40), count: 50 },
+        { repository_id: bobGguf?.row.id ?? "", day: day(2), count: 2 },
+      ])
+      .execute();
+    await hub.deps.discoveryUpkeep.recompute();
+    expect((await counts("bob/llama-gguf")).downloads).toBe(2);
+    expect((await counts()).downloads).toBe(3);
+    expect(await ids("sort=trendingScore&limit=2")).toEqual(["alice/llama-base", "bob/llama-gguf"]);
+    const [trending] = await list("sort=trendingScore&limit=1&expand[]=trendingScore");
+    expect((trending as unknown as { trendingScore: number }).trendingScore).toBe(3);
   });
 
   it("indexes repositories made before indexing existed, in the background", async () => {
