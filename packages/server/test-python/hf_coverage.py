@@ -652,6 +652,34 @@ def _():
     check([m.id for m in api.list_models(filter="no-such-tag")] == [], "an unknown tag lists nothing")
 
 
+@scenario("list_models", "search,pipeline_tag,sort,full,cardData")
+def _():
+    card = (
+        b"---\nlicense: mit\npipeline_tag: text-classification\nlibrary_name: transformers\n"
+        b"tags: [cov-full]\n---\n# A model that sorts pangolins\n"
+    )
+    api.upload_file(path_or_fileobj=card, path_in_repo="README.md", repo_id=MODEL)
+    [model] = list(api.list_models(pipeline_tag="text-classification", full=True, cardData=True))
+    check(model.id == MODEL and model.card_data.license == "mit", f"card data {model.card_data}")
+    check(any(s.rfilename == "README.md" for s in model.siblings or []), f"siblings {model.siblings}")
+    check("license:mit" in model.tags and model.library_name == "transformers", f"tags {model.tags}")
+    check([m.id for m in api.list_models(search="pangolins")] == [MODEL], "the card's text is searched")
+    check([m.id for m in anonymous.list_models(search="pangolins", sort="downloads", limit=5)] == [MODEL], "sorted")
+    check(list(api.list_models(filter="cov-full", num_parameters="min:1B")) == [], "no billion parameters")
+
+
+@scenario("model_info", "expand")
+def _():
+    info = api.model_info(MODEL, expand=["downloads", "likes", "cardData", "tags", "safetensors", "trendingScore"])
+    counts = (info.downloads, info.likes, info.trending_score)
+    check(all(isinstance(n, int) and n >= 0 for n in counts), f"counts {counts}")
+    check(info.card_data.license == "mit" and info.sha is None and info.siblings is None, "only the fields asked for")
+    weights = info.safetensors
+    check("license:mit" in info.tags, f"tags {info.tags}")
+    check(weights is None or weights.total == sum(weights.parameters.values()), f"safetensors {weights}")
+    refused(lambda: api.model_info(MODEL, expand=["no-such-field"]), 400)
+
+
 # --- refs ----------------------------------------------------------------------------------
 
 
