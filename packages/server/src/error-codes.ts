@@ -745,6 +745,12 @@ export const ERROR_CODES = {
     summary: "Tag … already exists; delete it first or choose another name.",
   },
   tag_not_found: { statuses: [404], area: "refs", summary: "Tag … does not exist in …." },
+  token_required: {
+    statuses: [403],
+    area: "mcp",
+    summary:
+      "The MCP server takes an access token, not a browser session or SSH key: send Authorization: Bearer <token>, or no credential for public content.",
+  },
   too_many_otp_attempts: {
     statuses: [429],
     area: "mfa",
