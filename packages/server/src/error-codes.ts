@@ -569,6 +569,12 @@ export const ERROR_CODES = {
     area: "notifications",
     summary: "You have no notification …; list them with GET /api/notifications.",
   },
+  origin_not_allowed: {
+    statuses: [403],
+    area: "mcp",
+    summary:
+      "The MCP server answers MCP clients and this hub's own pages, not pages of …; call it from a client that sends no Origin.",
+  },
   otp_already_used: {
     statuses: [401],
     area: "mfa",

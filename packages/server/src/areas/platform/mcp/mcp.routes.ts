@@ -107,9 +107,19 @@ function mcpServerFor(
 /**
  * The caller of an MCP request: an access token or nobody. A browser session
  * is refused even with its forgery token: MCP clients send tokens, and a page
- * has no business calling tools as the person looking at it.
+ * has no business calling tools as the person looking at it. A request a
+ * browser sends from another site's page (its Origin names that site) is
+ * refused too, as the transport's specification asks against DNS rebinding.
  */
-function callerOf(request: FastifyRequest): Principal | null {
+function callerOf(request: FastifyRequest, publicOrigin: string): Principal | null {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== publicOrigin) {
+    throw new HubError(
+      403,
+      "origin_not_allowed",
+      `The MCP server answers MCP clients and this hub's own pages, not pages of ${origin}; call it from a client that sends no Origin.`,
+    );
+  }
   const principal = request.principal;
   if (principal && principal.credential.type !== "access_token") {
     throw new HubError(
@@ -138,6 +148,7 @@ export function mcpRoutes({
   publicUrl: string;
   version: string;
 }): FastifyPluginAsyncTypebox {
+  const publicOrigin = new URL(publicUrl).origin;
   const compile = createValidatorCompiler();
   const validators = new Map(
     tools.map((tool) => [
@@ -161,7 +172,7 @@ export function mcpRoutes({
         config: { access: "optional" },
       },
       async (request, reply) => {
-        const caller = callerOf(request);
+        const caller = callerOf(request, publicOrigin);
         const headers = new Headers();
         for (const name of TRANSPORT_HEADERS) {
           const value = request.headers[name];

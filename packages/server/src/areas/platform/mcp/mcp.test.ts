@@ -487,13 +487,19 @@ describe("the MCP server", () => {
     expect((await readJson<ApiError>(raw)).code).toBe("invalid_token");
   });
 
-  it("takes no browser session: without the forgery token it is refused as a cross-site write, with it too", async () => {
+  it("takes no browser session (without the forgery token it is a cross-site write; with it, still no token) nor other sites' pages", async () => {
     const cookie = await hub.signIn("alice", passwords.alice);
     const post = (headers: Record<string, string>) =>
       api("/mcp", { method: "POST", headers: { cookie, accept: MCP_ACCEPT, ...headers }, json: INITIALIZE });
     const forged = await post({ "x-csrf-token": "" });
     expect(forged.status).toBe(403);
     expect((await readJson<ApiError>(forged)).code).toBe("invalid_csrf_token");
+    const anonymous = (origin: string) =>
+      api("/mcp", { method: "POST", headers: { origin, accept: MCP_ACCEPT }, json: INITIALIZE });
+    const rebound = await anonymous("https://evil.example");
+    expect(rebound.status).toBe(403);
+    expect((await readJson<ApiError>(rebound)).code).toBe("origin_not_allowed");
+    expect((await anonymous(new URL(hub.url).origin)).status).toBe(200);
     const sameSite = await post({});
     expect(sameSite.status).toBe(403);
     expect(await readJson<ApiError>(sameSite)).toMatchObject({
