@@ -58,10 +58,9 @@ function mcpServerFor(
   version: string,
   log: FastifyBaseLogger,
 ): McpServer {
-  const mcp = new McpServer(
-    { name: "hub", title: "Hub", version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-  );
+  const mcp = new McpServer({ name: "hub", title: "Hub", version }, { instructions: INSTRUCTIONS });
+  // The tools are answered by the handlers below (McpServer's own would take zod schemas), through its Server.
+  mcp.server.registerCapabilities({ tools: { listChanged: false } });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
       name: tool.name,

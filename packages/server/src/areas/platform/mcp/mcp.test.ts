@@ -182,6 +182,7 @@ describe("the MCP server", () => {
     const client = await mcp();
     expect(client.getServerVersion()).toMatchObject({ name: "hub", version: expect.any(String) });
     expect(client.getInstructions()).toMatch(/acts as the caller/);
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       "search_models",
