@@ -21,7 +21,8 @@ export const McpRepoSearchArgs = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: "Words the repository's name must hold (case-insensitive).",
+        description:
+          "Words to search for in names and cards; the best matches come first unless sort is given.",
       }),
     ),
     author: Type.Optional(
@@ -31,11 +32,18 @@ export const McpRepoSearchArgs = Type.Object(
         description: "Only repositories of this user or organization (its handle).",
       }),
     ),
+    filter: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 10,
+        description:
+          "Tags every result must carry: a task (text-classification), a library (transformers), a language (en), license:mit, dataset:<id>, base_model:<id>, gguf, onnx, safetensors.",
+      }),
+    ),
     sort: Type.Optional(
       Type.String({
-        pattern: "^[A-Za-z]{1,32}$",
+        pattern: "^[A-Za-z_]{1,32}$",
         description:
-          "lastModified (the default), createdAt or id (the name); an order the hub does not offer is refused with the ones it does.",
+          "lastModified (the default without a query), createdAt, id (the name), likes, downloads, trending, num_parameters or mainSize; an order the hub does not offer is refused with the ones it does.",
       }),
     ),
     direction: Type.Optional(
@@ -67,6 +75,11 @@ export const McpRepoHit = Type.Object({
   createdAt: Type.String({ format: "date-time" }),
   lastModified: Type.String({ format: "date-time" }),
   sdk: Type.Optional(Type.Union(SPACE_SDKS.map((sdk) => Type.Literal(sdk)))),
+  likes: Type.Optional(Type.Integer({ minimum: 0 })),
+  downloads: Type.Optional(Type.Integer({ minimum: 0, description: "Downloads in the last 30 days." })),
+  pipeline_tag: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The task." })),
+  library_name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  tags: Type.Optional(Type.Array(Type.String())),
   url: Type.String({ description: "The repository's page." }),
 });
 export type McpRepoHit = Static<typeof McpRepoHit>;
@@ -144,11 +157,12 @@ export const McpRepoCard = Type.Object({
   url: Type.String({ description: "The repository's page." }),
   commit: Type.String({ description: "The commit of the default branch the card was read at." }),
   metadata: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
-    description: "The card's YAML front matter (license, tags, base_model …), or null when it has none.",
+    description:
+      "The card's YAML front matter (license, tags, base_model …), or null when it has none or it cannot be read.",
   }),
-  metadata_error: Type.Optional(
-    Type.String({ description: "Why the front matter could not be read, when it could not." }),
-  ),
+  metadata_problems: Type.Array(Type.String(), {
+    description: "What is wrong with the front matter, as validate-yaml reports it; empty when nothing is.",
+  }),
   text: Type.String({ description: "README.md, from its first character, up to max_chars." }),
   truncated: Type.Boolean({ description: "Whether the card goes on past max_chars." }),
 });

@@ -9,10 +9,10 @@ import {
   McpRepoSearchResult,
   McpRouterModels,
   McpRouterModelsArgs,
+  type RepoListItem as ApiRepoListItem,
   type RepoType,
 } from "@hub/api";
 import type { Static, TObject } from "@sinclair/typebox";
-import { parseDocument } from "yaml";
 import type { Action } from "../../../auth/authorize.js";
 import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
@@ -23,6 +23,7 @@ import type { Catalog } from "../../../router/candidates.js";
 import type { LiveStats } from "../../../router/live-stats.js";
 import type { PapersService } from "../../community/papers/papers.service.js";
 import type { FilesService } from "../../repositories/files/files.service.js";
+import { readCard } from "../../repositories/metadata/card-metadata.js";
 import { listingQuery } from "../../repositories/repos/listing-query.js";
 import type { ReposService } from "../../repositories/repos/repos.service.js";
 
@@ -90,27 +91,6 @@ function humanSize(bytes: number): string {
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
 }
 
-/** The YAML front matter of a card as an object, or why it could not be read. */
-function cardMetadata(card: string): { metadata: Record<string, unknown> | null; metadata_error?: string } {
-  const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(card);
-  if (!match) return { metadata: null };
-  const document = parseDocument(match[1] ?? "");
-  const [error] = document.errors;
-  if (error) return { metadata: null, metadata_error: `Invalid YAML in the card header: ${error.message}` };
-  let value: unknown;
-  try {
-    value = document.toJS({ maxAliasCount: 10 });
-  } catch (err) {
-    return { metadata: null, metadata_error: `The card header cannot be read: ${(err as Error).message}` };
-  }
-  if (value === null || value === undefined) return { metadata: {} };
-  if (typeof value !== "object" || Array.isArray(value)) {
-    return { metadata: null, metadata_error: "The card header must be a YAML mapping of keys to values." };
-  }
-  // Through JSON, so what YAML alone can hold (.inf, binary) becomes what structured content can carry.
-  return { metadata: JSON.parse(JSON.stringify(value)) as Record<string, unknown> };
-}
-
 /**
  * The tools of the hub's MCP server. Each acts as its caller through the
  * services the API routes use: listings apply `decide()` to every repository
@@ -138,34 +118,51 @@ export function createMcpTools(deps: McpToolsDeps): McpTool[] {
     return tool({
       name: `search_${plural}`,
       title: `Search ${plural}`,
-      description: `Find ${plural} on this hub by name and author, newest change first by default (e.g. query "${example}"). Private ${plural} appear only to callers who may see them. Answers each repository's id (owner/name), visibility, gating, dates and page URL; read one's card with read_repo_card.`,
+      description: `Find ${plural} on this hub by words in their names and cards, author and tags (e.g. query "${example}"), best match first, or newest change first without a query. Private ${plural} appear only to callers who may see them. Answers each repository's id (owner/name), visibility, gating, dates, counts and tags, and page URL; read one's card with read_repo_card.`,
       inputSchema: McpRepoSearchArgs,
       outputSchema: McpRepoSearchResult,
       async run(caller, args) {
-        const query = listingQuery({
-          ...(args.query === undefined ? {} : { search: args.query }),
-          ...(args.author === undefined ? {} : { author: args.author }),
-          ...(args.sort === undefined ? {} : { sort: args.sort }),
-          ...(args.direction === undefined ? {} : { direction: args.direction === "desc" ? "-1" : "1" }),
-        });
+        const query = listingQuery(
+          {
+            ...(args.query === undefined ? {} : { search: args.query }),
+            ...(args.author === undefined ? {} : { author: args.author }),
+            ...(args.filter === undefined ? {} : { filter: args.filter }),
+            ...(args.sort === undefined ? {} : { sort: args.sort }),
+            ...(args.direction === undefined ? {} : { direction: args.direction === "desc" ? "-1" : "1" }),
+          },
+          type,
+        );
         const limit = args.limit ?? 20;
         const offset = args.offset ?? 0;
         const page = await repos.list(caller, type, { ...query, limit, offset });
-        const found = page.items.map((item) => ({
-          id: item.id,
-          author: item.author,
-          private: item.private,
-          gated: item.gated,
-          createdAt: item.createdAt,
-          lastModified: item.lastModified,
-          ...(item.sdk === undefined ? {} : { sdk: item.sdk }),
-          url: repos.webUrl(type, item.id),
-        }));
+        const found = page.items.map((entry) => {
+          // A listing entry carries the discovery fields of its kind (likes, downloads, tags …) beside the base ones.
+          const item = entry as ApiRepoListItem;
+          return {
+            id: item.id,
+            author: item.author,
+            private: item.private,
+            gated: item.gated,
+            createdAt: item.createdAt,
+            lastModified: item.lastModified,
+            ...(item.sdk === undefined ? {} : { sdk: item.sdk }),
+            ...(item.likes === undefined ? {} : { likes: item.likes }),
+            ...(item.downloads === undefined ? {} : { downloads: item.downloads }),
+            ...(item.pipeline_tag === undefined ? {} : { pipeline_tag: item.pipeline_tag }),
+            ...(item.library_name === undefined ? {} : { library_name: item.library_name }),
+            ...(item.tags === undefined ? {} : { tags: item.tags }),
+            url: repos.webUrl(type, item.id),
+          };
+        });
         const lines = found.map((hit) => {
           const notes = [
             ...(hit.private ? ["private"] : []),
             ...(hit.gated ? [`gated (${hit.gated})`] : []),
             ...(hit.sdk ? [`sdk ${hit.sdk}`] : []),
+            ...(hit.pipeline_tag ? [hit.pipeline_tag] : []),
+            ...(hit.library_name ? [hit.library_name] : []),
+            ...(hit.likes ? [`${hit.likes} likes`] : []),
+            ...(hit.downloads ? [`${hit.downloads} downloads`] : []),
           ];
           return `- ${hit.id}${notes.length > 0 ? ` [${notes.join(", ")}]` : ""}, updated ${hit.lastModified}: ${hit.url}`;
         });
@@ -238,6 +235,7 @@ export function createMcpTools(deps: McpToolsDeps): McpTool[] {
           );
         }
         const card = (entry.content ?? (await files.blob(repo, entry.oid))).toString("utf8");
+        const metadata = readCard(card);
         const characters = [...card];
         const max = args.max_chars ?? DEFAULT_CARD_CHARS;
         const truncated = characters.length > max;
@@ -251,7 +249,9 @@ export function createMcpTools(deps: McpToolsDeps): McpTool[] {
             type: repo.type,
             url,
             commit,
-            ...cardMetadata(card),
+            // Through JSON, so what YAML alone can hold (.inf, binary) becomes what structured content carries.
+            metadata: metadata.data && (JSON.parse(JSON.stringify(metadata.data)) as Record<string, unknown>),
+            metadata_problems: metadata.problems,
             text,
             truncated,
           },
@@ -267,7 +267,7 @@ export function createMcpTools(deps: McpToolsDeps): McpTool[] {
       outputSchema: McpRepoFiles,
       async run(caller, args) {
         const repo = await repository(caller, args, "repo:read");
-        const info = await repos.info(repo, args.revision, { blobs: true });
+        const info = await repos.info(repo, args.revision, { blobs: true, fields: [] });
         const folder = args.path?.replace(/^\/+|\/+$/g, "");
         const matching = info.siblings
           .filter((file) => !folder || file.rfilename.startsWith(`${folder}/`))

@@ -18,6 +18,8 @@ import { commitFiles } from "../../../test-support/web.js";
 const CARD = [
   "---",
   "license: mit",
+  "pipeline_tag: text-classification",
+  "library_name: transformers",
   "tags:",
   "  - text-classification",
   "  - arxiv:2106.09685",
@@ -251,6 +253,28 @@ describe("the MCP server", () => {
       }),
     );
     expect(next.repositories.map((r) => r.id)).toEqual(["alice/public-bert", "alice/manual-bert"]);
+    // Tags (the card's, and what its front matter and files say) narrow a search; each hit carries its own.
+    const tagged = await call(anonymous, "search_models", {
+      filter: ["text-classification", "license:mit", "transformers"],
+    });
+    expect(ok<McpRepoSearchResult>(tagged).repositories).toMatchObject([
+      {
+        id: "alice/public-bert",
+        pipeline_tag: "text-classification",
+        library_name: "transformers",
+        likes: 0,
+        tags: expect.arrayContaining(["text-classification", "license:mit", "arxiv:2106.09685"]),
+      },
+    ]);
+    expect(textOf(tagged)).toContain("- alice/public-bert [text-classification, transformers], updated ");
+    for (const sort of ["likes", "downloads", "trending", "num_parameters", "mainSize"]) {
+      expect((await call(anonymous, "search_models", { sort, limit: 1 })).isError, sort).toBeFalsy();
+    }
+    const none = ok<McpRepoSearchResult>(await call(anonymous, "search_models", { filter: ["license:gpl"] }));
+    expect(none.repositories).toEqual([]);
+    // A search over the cards' words finds a repository whose name does not hold them.
+    const byCard = ok<McpRepoSearchResult>(await call(anonymous, "search_models", { query: "classifying" }));
+    expect(byCard.repositories.map((r) => r.id)).toEqual(["alice/public-bert"]);
     const gated = ok<McpRepoSearchResult>(await call(anonymous, "search_models", { query: "manual" }));
     expect(gated.repositories[0]?.gated).toBe("manual");
   });
@@ -302,7 +326,13 @@ describe("the MCP server", () => {
       type: "model",
       url: `${hub.url}/alice/public-bert`,
       commit: expect.stringMatching(/^[0-9a-f]{40}$/),
-      metadata: { license: "mit", tags: ["text-classification", "arxiv:2106.09685"] },
+      metadata: {
+        license: "mit",
+        pipeline_tag: "text-classification",
+        library_name: "transformers",
+        tags: ["text-classification", "arxiv:2106.09685"],
+      },
+      metadata_problems: [],
       text: CARD,
       truncated: false,
     });
@@ -315,7 +345,7 @@ describe("the MCP server", () => {
     expect(cut.metadata).toEqual(card.metadata);
     const broken = ok<McpRepoCard>(await call(client, "read_repo_card", { repo_id: "alice/broken-bert" }));
     expect(broken.metadata).toBeNull();
-    expect(broken.metadata_error).toMatch(/^Invalid YAML in the card header/);
+    expect(broken.metadata_problems).toEqual([expect.stringMatching(/^The YAML front matter is invalid/)]);
     expect(refused(await call(client, "read_repo_card", { repo_id: "alice/bare-bert" }))).toMatch(
       /alice\/bare-bert has no README\.md \(its card\) on main; list its files with list_repo_files/,
     );
@@ -432,16 +462,19 @@ describe("the MCP server", () => {
       'The argument "limit" must be >= 1.',
     );
     expect(refused(await call(client, "search_models", { q: "bert" }))).toBe(
-      'search_models takes no argument "q"; it takes query, author, sort, direction, limit, offset.',
+      'search_models takes no argument "q"; it takes query, author, filter, sort, direction, limit, offset.',
     );
     expect(refused(await call(client, "search_models", { direction: "up" }))).toBe(
       'The argument "direction" must be one of "desc", "asc".',
     );
     expect(refused(await call(client, "search_models", { sort: "stars" }))).toMatch(
-      /sort: "stars" is not available from this hub; sort by lastModified, createdAt, id/,
+      /sort: "stars" is not available from this hub; sort by lastModified, createdAt, id, likes, downloads/,
     );
     expect(refused(await call(client, "search_models", { limit: "5" }))).toBe(
       'The argument "limit" must be integer.',
+    );
+    expect(refused(await call(client, "search_models", { filter: ["ok", ""] }))).toBe(
+      'The argument "filter.1" must NOT have fewer than 1 characters.',
     );
     expect(refused(await call(client, "read_repo_card", {}))).toBe('The argument "repo_id" is required.');
     expect(refused(await call(client, "read_repo_card", { repo_id: "Not A Repo" }))).toMatch(
