@@ -24,6 +24,10 @@ export const HubConfiguration = Type.Object(
     }),
     device_authorization_endpoint: Type.String({ description: "RFC 8628 device authorization endpoint." }),
     token_endpoint: Type.String({ description: "OAuth 2.0 token endpoint (device code grant)." }),
+    mcp_url: Type.String({
+      description:
+        "The hub's MCP server (Streamable HTTP): assistants search models, datasets, spaces and papers, read cards and list files with it.",
+    }),
     scopes_supported: Type.Array(Type.String(), {
       description: "Values a device sign-in's `scope` may hold: `read` or `write` alone, or spec scopes.",
     }),

@@ -569,6 +569,12 @@ export const ERROR_CODES = {
     area: "notifications",
     summary: "You have no notification …; list them with GET /api/notifications.",
   },
+  origin_not_allowed: {
+    statuses: [403],
+    area: "mcp",
+    summary:
+      "The MCP server answers MCP clients and this hub's own pages, not pages of …; call it from a client that sends no Origin.",
+  },
   otp_already_used: {
     statuses: [401],
     area: "mfa",
@@ -745,6 +751,12 @@ export const ERROR_CODES = {
     summary: "Tag … already exists; delete it first or choose another name.",
   },
   tag_not_found: { statuses: [404], area: "refs", summary: "Tag … does not exist in …." },
+  token_required: {
+    statuses: [403],
+    area: "mcp",
+    summary:
+      "The MCP server takes an access token, not a browser session or SSH key: send Authorization: Bearer <token>, or no credential for public content.",
+  },
   too_many_otp_attempts: {
     statuses: [429],
     area: "mfa",

@@ -52,6 +52,8 @@ import { devicePageRoutes } from "../areas/accounts/device/device-page.routes.js
 import { deviceRoutes } from "../areas/accounts/device/device.routes.js";
 import type { DeviceService } from "../areas/accounts/device/device.service.js";
 import { hubConfigurationRoutes } from "../areas/platform/hub-configuration/hub-configuration.routes.js";
+import { createMcpTools } from "../areas/platform/mcp/mcp-tools.js";
+import { mcpRoutes } from "../areas/platform/mcp/mcp.routes.js";
 import { orgsRoutes } from "../areas/organizations/orgs/orgs.routes.js";
 import { ssoRoutes } from "../areas/organizations/sso/sso.routes.js";
 import type { SsoService } from "../areas/organizations/sso/sso.service.js";
@@ -368,6 +370,22 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(xetRoutes({ xet: deps.xet, repos: deps.repos }));
+  await app.register(
+    mcpRoutes({
+      tools: createMcpTools({
+        repos: deps.repos,
+        files: deps.files,
+        papers: deps.papers,
+        authorize: deps.authorize,
+        catalog: deps.catalog,
+        stats: deps.stats,
+        startedAt: deps.startedAt,
+        routerPublicUrl: config.routerPublicUrl,
+      }),
+      publicUrl: config.publicUrl,
+      version: deps.version,
+    }),
+  );
   await app.register(smartHttp(deps));
   await app.register(lfs(deps, config.publicUrl));
   await app.register(

@@ -4,7 +4,7 @@ import type { Config } from "../../../config.js";
 
 /**
  * `GET /.well-known/hub-configuration`: the addresses of every surface and of
- * the device sign-in, so a client configured with the hub's base URL finds the rest.
+ * the device sign-in and the MCP server, so a client configured with the hub's base URL finds the rest.
  */
 export function hubConfigurationRoutes({
   config,
@@ -20,6 +20,7 @@ export function hubConfigurationRoutes({
     inference_url: config.routerPublicUrl,
     device_authorization_endpoint: `${config.publicUrl}/oauth/device/code`,
     token_endpoint: `${config.publicUrl}/oauth/token`,
+    mcp_url: `${config.publicUrl}/mcp`,
     scopes_supported: SCOPES_SUPPORTED,
     version,
   };
@@ -30,7 +31,8 @@ export function hubConfigurationRoutes({
         schema: {
           operationId: "hub_configuration",
           tags: ["OAuth"],
-          summary: "Where the API, git, SSH, the Router and the device sign-in endpoints are.",
+          summary:
+            "Where the API, git, SSH, the Router, the device sign-in endpoints and the MCP server are.",
           response: { 200: HubConfiguration },
         },
         config: { access: "public" },

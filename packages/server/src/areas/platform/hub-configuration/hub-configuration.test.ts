@@ -26,6 +26,7 @@ describe("the discovery document", () => {
       inference_url: "https://router.example.com",
       device_authorization_endpoint: `${hub.url}/oauth/device/code`,
       token_endpoint: `${hub.url}/oauth/token`,
+      mcp_url: `${hub.url}/mcp`,
       scopes_supported: [
         "repo:read",
         "repo:write",
