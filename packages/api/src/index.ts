@@ -25,3 +25,4 @@ export * from "./diff.js";
 export * from "./discussions.js";
 export * from "./notifications.js";
 export * from "./xet.js";
+export * from "./collections.js";
