@@ -166,7 +166,7 @@ export type CreateCollectionRequest = Static<typeof CreateCollectionRequest>;
 
 /** The 409 of a title the namespace already has a collection under: that collection's slug beside the error. */
 export const CollectionExists = Type.Object(
-  { error: Type.String(), code: Type.String(), slug: Type.String() },
+  { error: Type.String(), code: Type.String(), slug: Type.Optional(Type.String()) },
   { title: "CollectionExists" },
 );
 

@@ -16,7 +16,7 @@ import type { Access } from "../../../http/access.js";
 import { principalOf } from "../../../http/access.js";
 import { renderHubError } from "../../../http/error-handler.js";
 import { cursorOffset, nextPageUrl } from "../../../http/repo-access.js";
-import { HubError } from "../../../errors.js";
+import { HubError, unauthenticated } from "../../../errors.js";
 import { collectionResource } from "./collection-view.js";
 import type { CollectionRecord } from "./collections.repository.js";
 import type { CollectionItemsService } from "./collection-items.service.js";
@@ -65,8 +65,16 @@ export function collectionsRoutes({
     /** Access to the collection the path names, loaded once and kept on the request. */
     const on = (action: "collection:read" | "collection:write"): Access => ({
       action,
-      resource: async (request) => {
-        const record = await collections.find((request.params as { slug: string }).slug);
+      resource: async (request, principal) => {
+        const slug = (request.params as { slug: string }).slug;
+        const record = await collections.find(slug).catch((err: unknown) => {
+          // Anonymous callers get 401 for a missing collection as for a private one: neither says which it is.
+          if (principal || !(err instanceof HubError) || err.code !== "collection_not_found") throw err;
+          throw unauthenticated(
+            "unauthenticated",
+            "Sign in to see this collection: send Authorization: Bearer <token>.",
+          );
+        });
         request.collection = record;
         return collectionResource(record);
       },

@@ -285,11 +285,11 @@ describe.each(DIALECTS)("collections on %s", (dialect) => {
       "validation_failed",
     );
     await refused(
-      await call("GET", "/api/collections/carol/first-000000000000000000000000"),
+      await call("GET", "/api/collections/carol/first-000000000000000000000000", "bob"),
       404,
       "collection_not_found",
     );
-    await refused(await call("GET", "/api/collections/carol/no-id-here"), 404, "collection_not_found");
+    await refused(await call("GET", "/api/collections/carol/no-id-here", "bob"), 404, "collection_not_found");
     expect((await call("PATCH", `/api/collections/${data.slug}`, "carol", { private: false })).status).toBe(
       200,
     );
@@ -398,7 +398,9 @@ describe.each(DIALECTS)("collections on %s", (dialect) => {
     await hub.reauthenticate(tokens.carol ?? "", passwords.carol ?? "");
     expect((await call("DELETE", "/api/me/account", "carol", { confirm: "carol" })).status).toBe(200);
     expect((await get(holder.slug)).items.map((i) => i.id)).toEqual(["alice/bert"]);
-    await refused(await call("GET", `/api/collections/${inner.slug}`), 404, "collection_not_found");
+    await refused(await call("GET", `/api/collections/${inner.slug}`, "alice"), 404, "collection_not_found");
+    // Anonymous callers learn no more of a missing collection than of a private one.
+    await refused(await call("GET", `/api/collections/${inner.slug}`), 401, "unauthenticated");
     await refused(await call("DELETE", `/api/collections/${holder.slug}`, "bob"), 403, "forbidden");
     // As @huggingface/hub's deleteCollection sends it: a JSON content type and no body.
     const emptied = await hub.request(`/api/collections/${holder.slug}`, {
