@@ -419,4 +419,21 @@ describe.each(DIALECTS)("collections on %s", (dialect) => {
     const positions = (await listed("?owner=alice", "alice")).map((c) => c.title);
     expect(positions).not.toContain("Holder");
   });
+
+  it("documents likes and collections in the OpenAPI document, with the scopes they need", async () => {
+    type Operation = { operationId?: string; tags?: string[]; security?: unknown };
+    const { paths } = await readJson<{ paths: Record<string, Record<string, Operation>> }>(
+      await call("GET", "/api/openapi.json"),
+    );
+    const collections = paths["/api/collections/{namespace}/{slug}/items"]?.post;
+    expect(collections).toMatchObject({ operationId: "collections_add_item", tags: ["Collections"] });
+    expect(collections?.security).toEqual([{ bearer: ["community:write"] }]);
+    expect(paths["/api/collections"]?.get?.security).toEqual([{}, { bearer: [] }]);
+    expect(paths["/api/models/{owner}/{name}/like"]?.post).toMatchObject({
+      operationId: "likes_like_model",
+      tags: ["Repo Search"],
+      security: [{ bearer: ["community:write"] }],
+    });
+    expect(paths["/api/users/{handle}/likes"]?.get?.operationId).toBe("likes_of_user");
+  });
 });
