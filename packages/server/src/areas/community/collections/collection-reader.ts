@@ -6,6 +6,9 @@ import { viewerAccess } from "../viewer-access.js";
 import { collectionView } from "./collection-view.js";
 import { collectionsRepository as repo, type CollectionRecord } from "./collections.repository.js";
 
+/** How many items beyond those it shows a listing reads of each collection, in case the viewer may not see some. */
+const LISTING_SLACK = 28;
+
 export interface CollectionReaderDeps {
   db: Db;
   clock: () => Date;
@@ -23,9 +26,11 @@ export function createCollectionReader({ db, clock, publicUrl }: CollectionReade
     records: CollectionRecord[],
     options: { withPosition: boolean; maxItems?: number },
   ): Promise<Collection[]> {
+    // A listing shows a few items of each collection: it reads that many, and some more for the hidden ones.
     const items = await repo.items(
       db,
       records.map((record) => record.id),
+      options.maxItems === undefined ? undefined : options.maxItems + LISTING_SLACK,
     );
     const nested = [...new Set(items.flatMap((item) => item.item_collection_id ?? []))];
     const repositories = items.flatMap((item) => item.repository_id ?? []);

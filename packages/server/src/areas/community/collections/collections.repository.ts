@@ -189,11 +189,26 @@ export const collectionsRepository = {
       .execute();
   },
 
-  /** The items of these collections with what they name, in each collection's order. */
-  items(db: DbOrTx, collectionIds: string[]): Promise<ItemRecord[]> {
+  /**
+   * The items of these collections with what they name, in each collection's
+   * order; with `perCollection`, only that many first items of each (a
+   * listing shows a few, whatever a collection holds).
+   */
+  items(db: DbOrTx, collectionIds: string[], perCollection?: number): Promise<ItemRecord[]> {
     if (collectionIds.length === 0) return Promise.resolve([]);
-    return db
-      .selectFrom("collection_items as i")
+    let query = db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom("collection_items")
+          .selectAll()
+          .select(
+            sql<number>`row_number() over (partition by collection_id order by position, created_at, id)`.as(
+              "item_rank",
+            ),
+          )
+          .where("collection_id", "in", collectionIds)
+          .as("i"),
+      )
       .leftJoin("repositories as r", "r.id", "i.repository_id")
       .leftJoin("users as ru", "ru.id", "r.owner_id")
       .leftJoin("organizations as ro", "ro.id", "r.owner_id")
@@ -236,12 +251,12 @@ export const collectionsRepository = {
         sql<string | null>`coalesce(icu.fullname, ico.fullname)`.as("ic_owner_fullname"),
         "icp.avatar_sha256 as ic_owner_avatar",
       ])
-      .where("i.collection_id", "in", collectionIds)
       .orderBy("i.collection_id")
       .orderBy("i.position")
       .orderBy("i.created_at")
-      .orderBy("i.id")
-      .execute();
+      .orderBy("i.id");
+    if (perCollection !== undefined) query = query.where("i.item_rank", "<=", perCollection);
+    return query.execute();
   },
 
   /** How many items each of these collections holds. */

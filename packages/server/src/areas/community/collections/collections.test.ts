@@ -308,6 +308,10 @@ describe.each(DIALECTS)("collections on %s", (dialect) => {
     expect(await ids()).toEqual(["alice/bert"]);
     expect(await ids("bob")).toEqual(["alice/bert"]);
     expect(await ids("rea")).toEqual(["alice/bert", "acme/internal"]);
+    const inListing = async (who?: string) =>
+      (await listed("?owner=alice&q=mixed", who)).flatMap((c) => c.items.map((i) => i.id));
+    expect(await inListing("alice")).toEqual(["alice/bert", "alice/hidden", "acme/internal", secret.id]);
+    expect(await inListing()).toEqual(["alice/bert"]);
     expect((await call("POST", "/api/models/alice/bert/like", "bob")).status).toBe(200);
     const [bert] = (await get(slug, "bob")).items;
     expect(bert).toMatchObject({ likes: 1, isLikedByUser: true });
