@@ -223,6 +223,7 @@ export async function createHub(
     logger,
     windowMs: config.discovery.downloadWindowSeconds * 1000,
   });
+  const likes = createLikesService({ db, clock, publicUrl: config.publicUrl });
   const discoveryUpkeep = createDiscoveryUpkeep({
     db,
     clock,
@@ -230,6 +231,7 @@ export async function createHub(
     indexer: metadataIndexer,
     findById: (id) => repos.findById(id),
     intervalSeconds: config.discovery.upkeepIntervalSeconds,
+    recentLikes: likes.recentByDay,
   });
   const discussions: DiscussionsService = createDiscussionsService({
     db,
@@ -322,7 +324,6 @@ export async function createHub(
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
-  const likes = createLikesService({ db, clock, publicUrl: config.publicUrl });
   const collectionReader = createCollectionReader({ db, clock, publicUrl: config.publicUrl });
   const collectionDeps = { db, clock, publicUrl: config.publicUrl, repos, reader: collectionReader };
   const collections = createCollectionsService(collectionDeps);

@@ -146,6 +146,21 @@ export const likesRepository = {
       .execute();
   },
 
+  /** Likes given since a day (`YYYY-MM-DD`), counted by repository and day, for trending. */
+  async recentByDay(
+    db: DbOrTx,
+    since: string,
+  ): Promise<Array<{ repositoryId: string; day: string; count: number }>> {
+    const day = sql<string>`substr(created_at, 1, 10)`;
+    const rows = await db
+      .selectFrom("repo_likes")
+      .select(["repository_id", day.as("day"), (eb) => eb.fn.countAll<number | string>().as("n")])
+      .where("created_at", ">=", since)
+      .groupBy(["repository_id", day])
+      .execute();
+    return rows.map((row) => ({ repositoryId: row.repository_id, day: row.day, count: Number(row.n) }));
+  },
+
   /**
    * Removes every like of an account about to be deleted, and takes each from
    * its repository's count. On PostgreSQL the account's row is locked first,

@@ -65,6 +65,9 @@ export function createLikesService({ db, clock, publicUrl }: LikesServiceDeps) {
       };
     },
 
+    /** Likes given since a day (`YYYY-MM-DD`), by repository and day: what trending weighs. */
+    recentByDay: (since: string) => likesRepository.recentByDay(db, since),
+
     /** What an account liked, newest first: of private repositories, only those the viewer may read. */
     async likedBy(
       viewer: Principal | null,

@@ -188,4 +188,30 @@ describe.each(DIALECTS)("likes on %s", (dialect) => {
     const left = await hub.db.selectFrom("repo_likes").select("user_id").execute();
     expect(left.some((row) => row.user_id.includes("carol"))).toBe(false);
   });
+
+  it("weighs recent likes in the trending score the listings sort by", async () => {
+    await hub.deps.discoveryUpkeep.recompute();
+    const score = async (name: string) =>
+      (
+        await hub.db
+          .selectFrom("repo_stats")
+          .innerJoin("repositories", "repositories.id", "repo_stats.repository_id")
+          .select("repo_stats.trending_score")
+          .where("repositories.name", "=", name)
+          .executeTakeFirstOrThrow()
+      ).trending_score;
+    // popular: 7 likes; bert: 2; squad: 1; secret: 1 (its owner's); no likes and no downloads: 0.
+    const [popular, bert, squad] = [await score("popular"), await score("bert"), await score("squad")];
+    expect(popular).toBeGreaterThan(bert);
+    expect(bert).toBeGreaterThan(squad);
+    expect(squad).toBeGreaterThan(0);
+    expect(bert / squad).toBeCloseTo(2);
+    // crowded's 101 likes were given in January: too old to weigh.
+    expect(await score("crowded")).toBe(0);
+    const listed = await hub.request("/api/models?sort=trendingScore&limit=2");
+    expect((await readJson<Array<{ id: string }>>(listed)).map((repo) => repo.id)).toEqual([
+      "alice/popular",
+      "alice/bert",
+    ]);
+  });
 });
