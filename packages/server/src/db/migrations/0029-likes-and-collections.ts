@@ -49,6 +49,13 @@ export const likesAndCollections: Migration = {
       .column("owner_organization_id")
       .execute();
     await db.schema.createIndex("collections_updated_idx").on("collections").column("updated_at").execute();
+    // One title per owner, whatever its case: two people creating "Picks" at once make one collection.
+    await sql`create unique index collections_user_title_uq on collections (owner_user_id, lower(title))`.execute(
+      db,
+    );
+    await sql`create unique index collections_organization_title_uq on collections (owner_organization_id, lower(title))`.execute(
+      db,
+    );
 
     await db.schema
       .createTable("collection_items")

@@ -20,12 +20,14 @@ import { HubError, unauthenticated } from "../../../errors.js";
 import { collectionResource } from "./collection-view.js";
 import type { CollectionRecord } from "./collections.repository.js";
 import type { CollectionItemsService } from "./collection-items.service.js";
-import type { CollectionsService } from "./collections.service.js";
+import type { CollectionOwnerRef, CollectionsService } from "./collections.service.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     /** The collection a route acts on, loaded by its access declaration. */
     collection?: CollectionRecord;
+    /** The owner a new collection would have, loaded by its access declaration. */
+    collectionOwner?: CollectionOwnerRef;
   }
 }
 
@@ -120,16 +122,19 @@ export function collectionsRoutes({
           access: {
             action: "collection:write",
             resource: async (request) => {
-              const { owner } = await collections.namespace(
+              const namespace = await collections.namespace(
                 (request.body as CreateCollectionRequest).namespace,
               );
+              request.collectionOwner = namespace;
+              const { owner } = namespace;
               return { type: "collection", id: null, slug: `${owner.handle}/new`, owner, private: false };
             },
           },
         },
       },
       async (request, reply) => {
-        const namespace = await collections.namespace(request.body.namespace);
+        const namespace = request.collectionOwner;
+        if (!namespace) throw new Error("The route declared no collection owner access.");
         const { collection, created } = await collections.create(
           principalOf(request),
           namespace,

@@ -93,23 +93,30 @@ export function createCollectionsService({ db, clock, publicUrl, repos, reader }
       const about = description(body.description) ?? null;
       const at = now();
       const id = newId();
-      const existing = await db.transaction().execute(async (tx) => {
-        const same = await repo.findByTitle(tx, namespace.key, text);
-        if (same) return same.id;
-        const order = await repo.ownerOrder(tx, namespace.key);
-        await repo.insert(tx, {
-          id,
-          owner_user_id: namespace.key.user,
-          owner_organization_id: namespace.key.org,
-          title: text,
-          description: about,
-          private: body.private ? 1 : 0,
-          theme: "orange",
-          position: order.length,
-          created_at: at,
-          updated_at: at,
+      const make = () =>
+        db.transaction().execute(async (tx) => {
+          const same = await repo.findByTitle(tx, namespace.key, text);
+          if (same) return same.id;
+          const order = await repo.ownerOrder(tx, namespace.key);
+          await repo.insert(tx, {
+            id,
+            owner_user_id: namespace.key.user,
+            owner_organization_id: namespace.key.org,
+            title: text,
+            description: about,
+            private: body.private ? 1 : 0,
+            theme: "orange",
+            position: order.length,
+            created_at: at,
+            updated_at: at,
+          });
+          return null;
         });
-        return null;
+      // A collection of this title made meanwhile fails the insert on the unique index; that one is the answer.
+      const existing = await make().catch(async (err: unknown) => {
+        const same = await repo.findByTitle(db, namespace.key, text);
+        if (!same) throw err;
+        return same.id;
       });
       return { collection: await one(viewer, existing ?? id), created: existing === null };
     },
@@ -158,34 +165,47 @@ export function createCollectionsService({ db, clock, publicUrl, repos, reader }
     ): Promise<Collection> {
       const text = body.title === undefined ? undefined : title(body.title);
       const about = description(body.description);
-      await db.transaction().execute(async (tx) => {
-        if (text !== undefined) {
-          const same = await repo.findByTitle(tx, ownerKey(record), text, record.id);
-          if (same)
-            throw new HubError(
-              409,
-              "collection_exists",
-              `${record.owner_handle} already has a collection titled "${text}"; choose another title.`,
-              { field: "title" },
+      const taken = () =>
+        new HubError(
+          409,
+          "collection_exists",
+          `${record.owner_handle} already has a collection titled "${text}"; choose another title.`,
+          { field: "title" },
+        );
+      await db
+        .transaction()
+        .execute(async (tx) => {
+          if (text !== undefined) {
+            const same = await repo.findByTitle(tx, ownerKey(record), text, record.id);
+            if (same) throw taken();
+          }
+          await repo.update(tx, record.id, {
+            ...(text !== undefined ? { title: text } : {}),
+            ...(about !== undefined ? { description: about } : {}),
+            ...(body.private !== undefined ? { private: body.private ? 1 : 0 } : {}),
+            ...(body.theme !== undefined ? { theme: body.theme } : {}),
+            updated_at: now(),
+          });
+          if (body.position !== undefined) {
+            const order = await repo.ownerOrder(tx, ownerKey(record));
+            await repo.renumber(
+              tx,
+              "collections",
+              moved(order, record.id, body.position),
+              await repo.positions(tx, "collections", order),
             );
-        }
-        await repo.update(tx, record.id, {
-          ...(text !== undefined ? { title: text } : {}),
-          ...(about !== undefined ? { description: about } : {}),
-          ...(body.private !== undefined ? { private: body.private ? 1 : 0 } : {}),
-          ...(body.theme !== undefined ? { theme: body.theme } : {}),
-          updated_at: now(),
+          }
+        })
+        .catch(async (err: unknown) => {
+          // A rename to a title another collection took meanwhile fails on the unique index.
+          if (
+            text !== undefined &&
+            !(err instanceof HubError) &&
+            (await repo.findByTitle(db, ownerKey(record), text, record.id))
+          )
+            throw taken();
+          throw err;
         });
-        if (body.position !== undefined) {
-          const order = await repo.ownerOrder(tx, ownerKey(record));
-          await repo.renumber(
-            tx,
-            "collections",
-            moved(order, record.id, body.position),
-            await repo.positions(tx, "collections", order),
-          );
-        }
-      });
       return one(viewer, record.id);
     },
 

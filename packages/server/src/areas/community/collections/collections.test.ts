@@ -100,6 +100,20 @@ describe.each(DIALECTS)("collections on %s", (dialect) => {
     expect(second.position).toBe(1);
   });
 
+  it("makes one collection of a title however many ask for it at once", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call("POST", "/api/collections", "alice", { title: "Race", namespace: "alice" }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    const slugs = await Promise.all(answers.map(async (a) => (await readJson<{ slug: string }>(a)).slug));
+    expect(new Set(slugs).size).toBe(1);
+    const race = (await listed("?owner=alice&q=race", "alice")).map((c) => c.slug);
+    expect(race).toEqual([slugs[0]]);
+    expect((await call("DELETE", `/api/collections/${slugs[0] ?? ""}`, "alice")).status).toBe(204);
+  });
+
   it("refuses titles, descriptions and owners it cannot take, by name", async () => {
     const post = (json: unknown, who = "alice") => call("POST", "/api/collections", who, json);
     await refused(await post({ title: "   ", namespace: "alice" }), 400, "invalid_collection_title");
