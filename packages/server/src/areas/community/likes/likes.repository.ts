@@ -63,6 +63,18 @@ export const likesRepository = {
     return row?.likes ?? 0;
   },
 
+  /** How many public repositories the account liked: what its public overview shows. */
+  async publicCountOf(db: DbOrTx, userId: string): Promise<number> {
+    const row = await db
+      .selectFrom("repo_likes")
+      .innerJoin("repositories", "repositories.id", "repo_likes.repository_id")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("repo_likes.user_id", "=", userId)
+      .where("repositories.private", "=", 0)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
   /** Whether the account likes the repository. */
   async has(db: DbOrTx, repositoryId: string, userId: string): Promise<boolean> {
     const row = await db

@@ -1,4 +1,4 @@
-import type { ApiError, LikedRepo, LikeState, RepoLiker } from "@hub/api";
+import type { ApiError, LikedRepo, LikeState, RepoLiker, UserOverview } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
@@ -102,6 +102,10 @@ describe.each(DIALECTS)("likes on %s", (dialect) => {
     expect((await like("alice", "alice/secret")).status).toBe(200);
     expect(await liked("alice", tokens.alice)).toEqual(["model:alice/secret"]);
     expect(await liked("alice")).toEqual([]);
+    // The overview counts public likes only: alice's one like is of her private repository.
+    const overview = async (handle: string) =>
+      (await readJson<UserOverview>(await hub.request(`/api/users/${handle}/overview`))).numLikes;
+    expect([await overview("alice"), await overview("bob")]).toEqual([0, 2]);
     expect(await liked("alice", tokens.bob)).toEqual([]);
     const hidden = await like("bob", "alice/secret");
     expect(hidden.status).toBe(404);
