@@ -26,3 +26,4 @@ export * from "./discussions.js";
 export * from "./notifications.js";
 export * from "./xet.js";
 export * from "./mcp.js";
+export * from "./collections.js";

@@ -165,6 +165,7 @@ export const UserOverview = Type.Object(
     numMcps: Type.Integer({ minimum: 0 }),
     numFollowers: Type.Integer({ minimum: 0, description: "Accounts following this one." }),
     numFollowing: Type.Integer({ minimum: 0, description: "Accounts this one follows." }),
+    numLikes: Type.Integer({ minimum: 0, description: "Public repositories this account liked." }),
     orgs: Type.Array(Type.Object({ name: Type.String(), fullname: Type.String() })),
     numPapers: Type.Integer({ minimum: 0, description: "Papers whose authorship the user shows." }),
     papers: Type.Array(PaperSummary, {

@@ -116,6 +116,38 @@ export const ERROR_CODES = {
     area: "sso",
     summary: "Send the clientSecret the provider gave the hub; it is needed the first time only.",
   },
+  collection_description_too_long: {
+    statuses: [400],
+    area: "collections",
+    summary: "A collection's description may have at most … characters; shorten it.",
+  },
+  collection_exists: {
+    statuses: [409],
+    area: "collections",
+    summary:
+      '… already has a collection titled "…" (its slug is in the answer); choose another title or use that one.',
+  },
+  collection_item_exists: {
+    statuses: [409],
+    area: "collections",
+    summary: "The … … is already in collection …; update its note or position instead.",
+  },
+  collection_item_not_found: {
+    statuses: [404],
+    area: "collections",
+    summary: "Collection … has no item …; list its items with GET /api/collections/{slug}.",
+  },
+  collection_not_found: {
+    statuses: [404],
+    area: "collections",
+    summary:
+      "Collection … was not found, or you may not see it; check the slug (owner/title-id) and your token.",
+  },
+  collection_note_too_long: {
+    statuses: [400],
+    area: "collections",
+    summary: "An item's note may have at most … characters; shorten it.",
+  },
   comment_hidden: {
     statuses: [409],
     area: "discussions",
@@ -285,6 +317,16 @@ export const ERROR_CODES = {
     area: "files",
     summary:
       "The YAML metadata block of a repository card does not parse or is not a mapping; each problem is listed in errors.",
+  },
+  invalid_collection_item: {
+    statuses: [400],
+    area: "collections",
+    summary: "A collection cannot hold itself; add another collection.",
+  },
+  invalid_collection_title: {
+    statuses: [400],
+    area: "collections",
+    summary: "A collection's title must have 1 to … characters, not only spaces.",
   },
   invalid_commit: { statuses: [400], area: "files", summary: "Line … of the commit is not JSON." },
   invalid_country: {
@@ -776,6 +818,11 @@ export const ERROR_CODES = {
     statuses: [400],
     area: "papers",
     summary: '"…" is not among the authors of arXiv … (…); send your name as the paper lists it.',
+  },
+  unknown_collection_item: {
+    statuses: [404],
+    area: "collections",
+    summary: "No … called … exists, or you may not see it; check its id and type.",
   },
   unknown_hardware: {
     statuses: [400],

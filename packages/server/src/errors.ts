@@ -66,6 +66,14 @@ export const repoNotFound = (fullName: string) =>
     },
   );
 
+/** A collection that does not exist or that the caller may not see. */
+export const collectionNotFound = (slug: string) =>
+  new HubError(
+    404,
+    "collection_not_found",
+    `Collection ${slug} was not found, or you may not see it; check the slug (owner/title-id) and your token.`,
+  );
+
 /** A revision (branch, tag or commit) a repository does not have; the clients read the X-Error-Code. */
 export const revisionNotFound = (revision: string, fullName: string) =>
   new HubError(

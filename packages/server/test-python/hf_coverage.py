@@ -1030,8 +1030,12 @@ def _():
 
 @scenario("update_collection_metadata")
 def _():
-    c = api.update_collection_metadata(made("collection", new_collection), title="Coverage 2", private=True)
+    old = made("collection", new_collection)
+    c = api.update_collection_metadata(old, title="Coverage 2", private=True)
     check(c.title == "Coverage 2" and c.private is True, f"collection {c.title} private={c.private}")
+    # As on the Hugging Face Hub, a new title changes the slug's middle and keeps its id.
+    check(c.slug == old.replace("/coverage-", "/coverage-2-"), f"slug {c.slug} after {old}")
+    state["collection"] = c.slug
     refused(lambda: anonymous.get_collection(c.slug), 401, 404)
 
 

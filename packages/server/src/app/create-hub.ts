@@ -67,6 +67,10 @@ import { createNotificationListener } from "../areas/community/notifications/not
 import { createNotificationsService } from "../areas/community/notifications/notifications.service.js";
 import { createPapersService } from "../areas/community/papers/papers.service.js";
 import { createFollowsService } from "../areas/accounts/follows/follows.service.js";
+import { createLikesService } from "../areas/community/likes/likes.service.js";
+import { createCollectionsService } from "../areas/community/collections/collections.service.js";
+import { createCollectionItemsService } from "../areas/community/collections/collection-items.service.js";
+import { createCollectionReader } from "../areas/community/collections/collection-reader.js";
 import { createStorageService } from "../areas/repositories/storage/storage.service.js";
 import { createRepoDuplication } from "../areas/repositories/repos/duplicate.js";
 import { createLfsCollector } from "../areas/repositories/storage/lfs-collector.js";
@@ -219,6 +223,7 @@ export async function createHub(
     logger,
     windowMs: config.discovery.downloadWindowSeconds * 1000,
   });
+  const likes = createLikesService({ db, clock, publicUrl: config.publicUrl });
   const discoveryUpkeep = createDiscoveryUpkeep({
     db,
     clock,
@@ -226,6 +231,7 @@ export async function createHub(
     indexer: metadataIndexer,
     findById: (id) => repos.findById(id),
     intervalSeconds: config.discovery.upkeepIntervalSeconds,
+    recentLikes: likes.recentByDay,
   });
   const discussions: DiscussionsService = createDiscussionsService({
     db,
@@ -318,6 +324,10 @@ export async function createHub(
   const gating = createGatingService({ db, clock, repos, authorize });
   const papers = createPapersService({ db, clock, repos, publicUrl: config.publicUrl });
   const follows = createFollowsService({ db, clock, publicUrl: config.publicUrl });
+  const collectionReader = createCollectionReader({ db, clock, publicUrl: config.publicUrl });
+  const collectionDeps = { db, clock, publicUrl: config.publicUrl, repos, reader: collectionReader };
+  const collections = createCollectionsService(collectionDeps);
+  const collectionItems = createCollectionItemsService(collectionDeps);
   const repoDuplication = createRepoDuplication({ db, repos, storage, clock });
   const repoStorage = createStorageService({
     db,
@@ -413,6 +423,9 @@ export async function createHub(
     discussions,
     notifications,
     follows,
+    likes,
+    collections,
+    collectionItems,
     repoDuplication,
     repoStorage,
     lfsCollector,

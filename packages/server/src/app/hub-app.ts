@@ -27,6 +27,11 @@ import { tagsRoutes } from "../areas/repositories/tags/tags.routes.js";
 import type { StorageService } from "../areas/repositories/storage/storage.service.js";
 import type { RepoDuplication } from "../areas/repositories/repos/duplicate.js";
 import type { FollowsService } from "../areas/accounts/follows/follows.service.js";
+import { likesRoutes } from "../areas/community/likes/likes.routes.js";
+import type { LikesService } from "../areas/community/likes/likes.service.js";
+import { collectionsRoutes } from "../areas/community/collections/collections.routes.js";
+import type { CollectionsService } from "../areas/community/collections/collections.service.js";
+import type { CollectionItemsService } from "../areas/community/collections/collection-items.service.js";
 import type { HardwareService } from "../areas/accounts/hardware/hardware.service.js";
 import { gatingRoutes } from "../areas/repositories/gating/gating.routes.js";
 import type { GatingService } from "../areas/repositories/gating/gating.service.js";
@@ -115,6 +120,9 @@ export interface AppDeps {
   discussions: DiscussionsService;
   notifications: NotificationsService;
   follows: FollowsService;
+  likes: LikesService;
+  collections: CollectionsService;
+  collectionItems: CollectionItemsService;
   repoStorage: StorageService;
   repoDuplication: RepoDuplication;
   auth: AuthService;
@@ -308,6 +316,14 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(discussionsRoutes({ repos: deps.repos, discussions: deps.discussions }));
   await app.register(notificationsRoutes({ repos: deps.repos, notifications: deps.notifications }));
   await app.register(followsRoutes({ follows: deps.follows, publicUrl: config.publicUrl }));
+  await app.register(likesRoutes({ repos: deps.repos, likes: deps.likes, publicUrl: config.publicUrl }));
+  await app.register(
+    collectionsRoutes({
+      collections: deps.collections,
+      items: deps.collectionItems,
+      publicUrl: config.publicUrl,
+    }),
+  );
   await app.register(tagsRoutes());
   await app.register(storageRoutes({ storage: deps.repoStorage, repos: deps.repos, orgs: deps.orgs }));
   await app.register(billingRoutes({ billing: deps.billing }));

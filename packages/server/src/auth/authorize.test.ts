@@ -936,3 +936,149 @@ describe("decide: editing a paper's metadata", () => {
     expect(check(p, "paper:edit", resource)).toBe(status);
   });
 });
+
+describe("decide: collections", () => {
+  const collection = (owner: Owner, isPrivate: boolean): Resource => ({
+    type: "collection",
+    id: "c0ffee0000000000000000aa",
+    slug: "owner/picks-c0ffee0000000000000000aa",
+    owner,
+    private: isPrivate,
+  });
+  const write = principal(token({ role: "write" }));
+  const read = principal(token({ role: "read" }));
+  const community = principal(token({ role: null, scopes: ["community:write"] }));
+  const reader = principal(token({ role: null, scopes: ["repo:read"] }));
+  const bounded = principal(token({ organizationId: ACME.id }));
+  const toRepos = principal(token({ repositories: ["alice/model"] }));
+  const cases: Array<[string, Principal | null, Action, Resource, OrgRole | null, number]> = [
+    ["anonymous reads a public collection", null, "collection:read", collection(bobOwner, false), null, 200],
+    ["anonymous reads a private collection", null, "collection:read", collection(bobOwner, true), null, 401],
+    [
+      "anonymous writes a public collection",
+      null,
+      "collection:write",
+      collection(bobOwner, false),
+      null,
+      401,
+    ],
+    ["owner reads own private collection", read, "collection:read", collection(aliceOwner, true), null, 200],
+    ["owner writes own collection", write, "collection:write", collection(aliceOwner, true), null, 200],
+    [
+      "owner with community:write writes",
+      community,
+      "collection:write",
+      collection(aliceOwner, false),
+      null,
+      200,
+    ],
+    ["owner with a read token writes", read, "collection:write", collection(aliceOwner, false), null, 403],
+    [
+      "owner with a read token writes a private one",
+      read,
+      "collection:write",
+      collection(aliceOwner, true),
+      null,
+      404,
+    ],
+    [
+      "owner with only repo:read reads own private",
+      reader,
+      "collection:read",
+      collection(aliceOwner, true),
+      null,
+      200,
+    ],
+    [
+      "owner with only community:write reads own private",
+      community,
+      "collection:read",
+      collection(aliceOwner, true),
+      null,
+      404,
+    ],
+    [
+      "outsider reads another's private collection",
+      write,
+      "collection:read",
+      collection(bobOwner, true),
+      null,
+      404,
+    ],
+    [
+      "outsider writes another's public collection",
+      write,
+      "collection:write",
+      collection(bobOwner, false),
+      null,
+      403,
+    ],
+    [
+      "outsider writes another's private collection",
+      write,
+      "collection:write",
+      collection(bobOwner, true),
+      null,
+      404,
+    ],
+    [
+      "org reader reads a private org collection",
+      write,
+      "collection:read",
+      collection(ACME, true),
+      "read",
+      200,
+    ],
+    ["org reader writes an org collection", write, "collection:write", collection(ACME, false), "read", 403],
+    [
+      "org contributor writes an org collection",
+      write,
+      "collection:write",
+      collection(ACME, false),
+      "contributor",
+      403,
+    ],
+    ["org writer writes an org collection", write, "collection:write", collection(ACME, true), "write", 200],
+    ["org admin writes an org collection", write, "collection:write", collection(ACME, true), "admin", 200],
+    [
+      "non-member reads a private org collection",
+      write,
+      "collection:read",
+      collection(ACME, true),
+      null,
+      404,
+    ],
+    [
+      "token bounded to acme writes acme's",
+      bounded,
+      "collection:write",
+      collection(ACME, false),
+      "write",
+      200,
+    ],
+    [
+      "token bounded to acme writes its owner's",
+      bounded,
+      "collection:write",
+      collection(aliceOwner, false),
+      null,
+      403,
+    ],
+    [
+      "token bounded to repositories writes",
+      toRepos,
+      "collection:write",
+      collection(aliceOwner, false),
+      null,
+      403,
+    ],
+  ];
+  it.each(cases)("%s", (_name, who, action, resource, role, status) => {
+    expect(check(who, action, resource, role)).toBe(status);
+  });
+
+  it("hides a private collection it refuses behind collection_not_found", () => {
+    const decided = decision(write, "collection:read", collection(bobOwner, true));
+    expect(decided.allowed ? null : decided.error.code).toBe("collection_not_found");
+  });
+});

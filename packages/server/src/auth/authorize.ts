@@ -1,5 +1,13 @@
 import { SCOPES, type AccessRequestStatus, type GateMode, type RepoType, type Scope } from "@hub/api";
-import { HubError, forbidden, notFound, repoNeedsSignIn, repoNotFound, unauthenticated } from "../errors.js";
+import {
+  HubError,
+  collectionNotFound,
+  forbidden,
+  notFound,
+  repoNeedsSignIn,
+  repoNotFound,
+  unauthenticated,
+} from "../errors.js";
 import type { Credential, Principal } from "./credential.js";
 import { ROLE_SCOPES } from "./scopes.js";
 
@@ -23,7 +31,9 @@ export function orgRoleOf(value: string | null | undefined): OrgRole | null {
  * beyond `repo:read`'s metadata) and `repo:request-access` asking for that;
  * `discussion:manage` changing the status of someone else's discussion (the
  * repository's writers) and `discussion:moderate` editing, hiding or renaming
- * what someone else wrote in one (its admins), both under `community:write`.
+ * what someone else wrote in one (its admins), both under `community:write`;
+ * `collection:read` and `collection:write` reading and changing a collection
+ * (writing under `community:write`: the owner, or an organization's writers).
  */
 export type Action =
   | "account:read"
@@ -43,6 +53,8 @@ export type Action =
   | "paper:edit"
   | "discussion:manage"
   | "discussion:moderate"
+  | "collection:read"
+  | "collection:write"
   | Scope;
 
 export type Owner = { type: "user"; id: string } | { type: "org"; id: string; handle: string };
@@ -76,7 +88,9 @@ export type Resource =
       gated: GateMode | false;
     }
   /** `editors`: the accounts that claimed authorship, or while none has, the paper's submitter. */
-  | { type: "paper"; arxivId: string; editors: string[] };
+  | { type: "paper"; arxivId: string; editors: string[] }
+  /** A collection (`id` null for one about to be made), named by its slug in messages. */
+  | { type: "collection"; id: string | null; slug: string; owner: Owner; private: boolean };
 
 /**
  * A member's single sign-on with an organization that requires it: whether
@@ -131,8 +145,8 @@ function managesDiscussions(action: Action): action is "discussion:manage" | "di
 
 /** The scope a token needs for an action, if any. */
 export function scopeFor(action: Action): Scope | null {
-  if (readsRepository(action)) return "repo:read";
-  if (managesDiscussions(action)) return "community:write";
+  if (readsRepository(action) || action === "collection:read") return "repo:read";
+  if (managesDiscussions(action) || action === "collection:write") return "community:write";
   return SCOPES.find((scope) => scope === action) ?? null;
 }
 
@@ -180,7 +194,7 @@ const STRONG_ACCOUNT_ACTIONS: Record<
 
 function ownerOrgId(resource: Resource): string | null {
   if (resource.type === "organization") return resource.id;
-  if (resource.type === "namespace" || resource.type === "repository") {
+  if (resource.type === "namespace" || resource.type === "repository" || resource.type === "collection") {
     return resource.owner.type === "org" ? resource.owner.id : null;
   }
   return null;
@@ -225,6 +239,13 @@ function accountMay(input: DecisionInput, principal: Principal): boolean {
         return rank(membershipRole) >= rank("admin");
       return rank(membershipRole) >= rank("write");
     }
+    case "collection": {
+      const read = action === "collection:read";
+      if (resource.owner.type === "user")
+        return resource.owner.id === principal.userId || (read && !resource.private);
+      if (read) return !resource.private || rank(membershipRole) >= rank("read");
+      return rank(membershipRole) >= rank("write");
+    }
   }
 }
 
@@ -258,6 +279,7 @@ function withinTokenBounds(credential: Credential, resource: Resource): boolean 
   }
   if (credential.repositories !== null) {
     if (resource.type === "namespace" || resource.type === "organization") return false;
+    if (resource.type === "collection") return false;
     if (resource.type === "repository") return credential.repositories.includes(resource.fullName);
   }
   return true;
@@ -341,8 +363,12 @@ export function decide(input: DecisionInput): Decision {
   return ssoGate(input) ?? decision;
 }
 
-/** The only actions `decide` can allow a caller who sent no credential: reading and downloading public repositories. */
-const ANONYMOUS_ACTIONS: ReadonlySet<Action> = new Set<Action>(["repo:read", "repo:download"]);
+/** The only actions `decide` can allow a caller who sent no credential: reading and downloading public repositories, reading public collections. */
+const ANONYMOUS_ACTIONS: ReadonlySet<Action> = new Set<Action>([
+  "repo:read",
+  "repo:download",
+  "collection:read",
+]);
 
 /**
  * Whether an action could be allowed without a credential, whatever the
@@ -351,6 +377,13 @@ const ANONYMOUS_ACTIONS: ReadonlySet<Action> = new Set<Action>(["repo:read", "re
  */
 export function anonymousMayAttempt(action: Action): boolean {
   return ANONYMOUS_ACTIONS.has(action);
+}
+
+/** The 404 of a private repository or collection the caller may not see, so its existence does not leak. */
+function notFoundOf(resource: Resource): HubError | null {
+  if (resource.type === "repository") return repoNotFound(resource.fullName);
+  if (resource.type === "collection") return collectionNotFound(resource.slug);
+  return null;
 }
 
 /** The decision from the credential, the membership role and the resource, before single sign-on. */
@@ -363,6 +396,7 @@ function decideByRole(input: DecisionInput): Decision {
     !resource.private &&
     (action === "repo:read" || (action === "repo:download" && !gatedDownload));
   if (publicRead) return allow;
+  if (resource.type === "collection" && !resource.private && action === "collection:read") return allow;
   if (!principal) {
     if (gatedDownload && !resource.private) return deny(gatedRepo(resource, null, false));
     return deny(
@@ -372,8 +406,8 @@ function decideByRole(input: DecisionInput): Decision {
     );
   }
   const { credential } = principal;
-  const hidden = resource.type === "repository" && resource.private;
-  const refuse = (error: HubError) => deny(hidden ? repoNotFound(resource.fullName) : error);
+  const hidden = (resource.type === "repository" || resource.type === "collection") && resource.private;
+  const refuse = (error: HubError) => deny(hidden ? (notFoundOf(resource) ?? error) : error);
 
   switch (action) {
     case "account:read":
@@ -550,7 +584,8 @@ function decideByRole(input: DecisionInput): Decision {
     );
   }
   if (!accountMay(input, principal)) {
-    const unreadable = hidden && !accountMay({ ...input, action: "repo:read" }, principal);
+    const readAction = resource.type === "collection" ? "collection:read" : "repo:read";
+    const unreadable = hidden && !accountMay({ ...input, action: readAction }, principal);
     const error = forbidden(
       "forbidden",
       "Your account lacks permission for this; ask an owner or admin for access.",

@@ -14,7 +14,10 @@ import {
 
 function organizationOf(resource: Resource): { id: string; handle: string } | null {
   if (resource.type === "organization") return resource;
-  if ((resource.type === "namespace" || resource.type === "repository") && resource.owner.type === "org") {
+  if (
+    (resource.type === "namespace" || resource.type === "repository" || resource.type === "collection") &&
+    resource.owner.type === "org"
+  ) {
     return resource.owner;
   }
   return null;

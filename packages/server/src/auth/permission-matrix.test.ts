@@ -74,6 +74,40 @@ const CREDENTIALS: CredentialSpec[] = [
   { name: "revoked", args: ["--role", "write"], scopes: [], invalid: "revoked" },
 ];
 
+/** Collections, owned like the repositories above, read with GET and written with PATCH over the HTTP API. */
+const COLLECTIONS = [
+  { title: "pub", owner: "alice", private: false },
+  { title: "priv", owner: "alice", private: true },
+  { title: "pub", owner: "acme", private: false },
+  { title: "priv", owner: "acme", private: true },
+] as const;
+type CollectionSpec = (typeof COLLECTIONS)[number];
+
+/** Whether a credential may change collections at all: a write or admin role, or the community:write scope. */
+const writesCommunity = (credential: CredentialSpec) =>
+  (credential.args[0] === "--role" && credential.args[1] !== "read") ||
+  (credential.args[0] === "--scopes" && (credential.args[1] ?? "").split(",").includes("community:write"));
+
+/** What the rules say of collections, independently of the hub's code. */
+function expectedForCollection(
+  actor: Actor | null,
+  credential: CredentialSpec | null,
+  collection: CollectionSpec,
+  action: Action,
+): boolean {
+  if (!actor || !credential) return action === "read" && !collection.private;
+  if (credential.invalid) return false;
+  if (action === "read" && !collection.private) return true;
+  if (action === "read" ? !credential.scopes.includes("repo:read") : !writesCommunity(credential))
+    return false;
+  if (credential.org && collection.owner !== credential.org) return false;
+  if (credential.repos) return false;
+  if (collection.owner === "alice") return actor === "alice";
+  const role = ORG_ROLE[actor];
+  if (action === "read") return role !== undefined;
+  return role === "write" || role === "admin";
+}
+
 /** What the rules say, independently of the hub's code. */
 function expected(
   actor: Actor | null,
@@ -99,6 +133,7 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
   let commit = "";
   let counter = 0;
   const tokens = new Map<string, string>();
+  const collectionSlugs = new Map<string, string>();
 
   beforeAll(async () => {
     hub = await startHub({ env: { HUB_RATE_LIMIT: "1000000" } });
@@ -119,6 +154,15 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
         json: { repo_id: repo.id, private: repo.private },
       });
       expect(response.status).toBe(201);
+    }
+    for (const spec of COLLECTIONS) {
+      const response = await hub.request("/api/collections", {
+        method: "POST",
+        token: spec.owner === "alice" ? owner : orgAdmin,
+        json: { title: spec.title, namespace: spec.owner, private: spec.private },
+      });
+      expect(response.status).toBe(200);
+      collectionSlugs.set(`${spec.owner}/${spec.title}`, ((await response.json()) as { slug: string }).slug);
     }
     // One admin CLI process per token: the actors mint theirs side by side.
     const actors = ["alice", "adm", "wri", "con", "rea", "out"] as Actor[];
@@ -195,6 +239,27 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
               `${action} ${repo.id}: expected ${want}, HTTP ${got.http} (${got.status}), git ${got.git}`,
             );
           }
+        }
+      }
+      expect(mismatches).toEqual([]);
+    },
+  );
+
+  it.each(cases)(
+    "%s: every collection and action answers as the rules say over the HTTP API",
+    async (_name, actor, credential) => {
+      const token = actor && credential ? (tokens.get(`${actor}/${credential.name}`) ?? "") : null;
+      const mismatches: string[] = [];
+      for (const collection of COLLECTIONS) {
+        const slug = collectionSlugs.get(`${collection.owner}/${collection.title}`) ?? "";
+        for (const action of ["read", "write"] as const) {
+          const want = expectedForCollection(actor, credential, collection, action);
+          const response = await hub.request(`/api/collections/${slug}`, {
+            ...(action === "read" ? {} : { method: "PATCH", json: { theme: "blue" } }),
+            ...(token ? { token } : {}),
+          });
+          if ((response.status === 200) !== want)
+            mismatches.push(`${action} ${slug}: expected ${want}, HTTP ${response.status}`);
         }
       }
       expect(mismatches).toEqual([]);

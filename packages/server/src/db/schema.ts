@@ -620,6 +620,45 @@ export interface RepoDownloadRow {
   count: number;
 }
 
+/** One account's like of one repository. */
+export interface RepoLikeRow {
+  repository_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** A collection, owned by an account or an organization (exactly one of the two is set). */
+export interface CollectionRow {
+  /** 24 hexadecimal digits, the tail of the collection's slug. */
+  id: string;
+  owner_user_id: string | null;
+  owner_organization_id: string | null;
+  title: string;
+  description: string | null;
+  private: number;
+  /** `orange`, `blue`, `green`, `purple`, `pink` or `indigo`. */
+  theme: string;
+  /** Its place among its owner's collections, from 0. */
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An item of a collection: a repository, a paper or another collection (exactly one is set). */
+export interface CollectionItemRow {
+  id: string;
+  collection_id: string;
+  /** `model`, `dataset`, `space`, `paper` or `collection`. */
+  item_type: string;
+  repository_id: string | null;
+  paper_id: string | null;
+  item_collection_id: string | null;
+  note: string | null;
+  /** Its place in the collection, from 0. */
+  position: number;
+  created_at: string;
+}
+
 export interface Database {
   users: UserRow;
   user_profiles: UserProfileRow;
@@ -677,4 +716,7 @@ export interface Database {
   repo_base_models: RepoBaseModelRow;
   repo_stats: RepoStatsRow;
   repo_downloads: RepoDownloadRow;
+  repo_likes: RepoLikeRow;
+  collections: CollectionRow;
+  collection_items: CollectionItemRow;
 }

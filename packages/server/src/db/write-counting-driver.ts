@@ -40,6 +40,9 @@ const UNCACHED_TABLES = new Set([
   "repo_stats",
   "repo_search",
   "repo_downloads",
+  "repo_likes",
+  "collections",
+  "collection_items",
 ]);
 /** A column whose update alone decides nothing: a token's or key's last use, noted as it is used. */
 const USE_NOTES = new Map([

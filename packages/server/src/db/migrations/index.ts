@@ -27,6 +27,7 @@ import { discussions } from "./0025-discussions.js";
 import { xet } from "./0026-xet.js";
 import { changeCounters } from "./0027-change-counters.js";
 import { discovery } from "./0028-discovery.js";
+import { likesAndCollections } from "./0029-likes-and-collections.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   "0026-xet": xet,
   "0027-change-counters": changeCounters,
   "0028-discovery": discovery,
+  "0029-likes-and-collections": likesAndCollections,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

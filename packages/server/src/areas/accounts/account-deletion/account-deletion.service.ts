@@ -19,6 +19,7 @@ import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
 import { profileRepository } from "../profile/profile.repository.js";
 import type { ProfileService } from "../profile/profile.service.js";
 import { reposRepository } from "../../repositories/repos/repos.repository.js";
+import { likesRepository } from "../../community/likes/likes.repository.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 import { usernameRepository } from "../username/username.repository.js";
 import type { RepoEvents } from "../../../domain/repo-events.js";
@@ -254,6 +255,8 @@ export function createAccountDeletionService(deps: AccountDeletionDeps) {
         await inferenceRepository.relinkUsage(tx, user.id, `deleted-account-${randomUUID()}`);
         await contentPreferencesRepository.dropSuppressionsOf(tx, [...ownerIds, ...rows.map((r) => r.id)]);
         for (const row of rows) await reposRepository.delete(tx, row.id);
+        // The account's likes go with it (its row's foreign keys would take them too), and leave their counts.
+        await likesRepository.forgetLiker(tx, user.id, deps.dialect === "postgres");
         for (const org of doomed) await repo.deleteOrganization(tx, org.id);
         await repo.deleteUser(tx, user.id);
         const repos = rows.map((row): FoundRepo => {

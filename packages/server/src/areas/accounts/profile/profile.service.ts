@@ -9,6 +9,7 @@ import { billingRepository } from "../billing/billing.repository.js";
 import { orgsRepository } from "../../organizations/orgs/orgs.repository.js";
 import { sniffImage } from "./avatar-image.js";
 import { avatarUrlOf } from "./avatar-url.js";
+import { likesRepository } from "../../community/likes/likes.repository.js";
 import { followsRepository } from "../follows/follows.repository.js";
 import type { AvatarStore } from "./avatar-store.js";
 import { usernameRepository } from "../username/username.repository.js";
@@ -211,7 +212,7 @@ export function createProfileService({
     /** The public profile of a user, as anyone may see it. */
     async overview(handle: string, requestPath: string): Promise<UserOverview> {
       const user = await findUser(handle, requestPath);
-      const [row, counts, memberships, shown, papers, plan, follows] = await Promise.all([
+      const [row, counts, memberships, shown, papers, plan, follows, likes] = await Promise.all([
         profileRepository.find(db, user.id),
         profileRepository.publicRepositoryCounts(db, user.id),
         orgsRepository.membershipsOfUser(db, user.id),
@@ -219,6 +220,7 @@ export function createProfileService({
         shownPapersOf(db, publicUrl, user.id),
         billingRepository.plan(db, user.id),
         followsRepository.userCounts(db, user.id),
+        likesRepository.publicCountOf(db, user.id),
       ]);
       const count = (type: string) => Number(counts.find((c) => c.type === type)?.count ?? 0);
       const profile = present(user, row);
@@ -240,6 +242,7 @@ export function createProfileService({
         numMcps: count("mcp"),
         numFollowers: follows.followers,
         numFollowing: follows.following,
+        numLikes: likes,
         orgs: memberships.map((m) => ({ name: m.handle, fullname: m.fullname })),
         numPapers: papers.length,
         papers,
