@@ -24,7 +24,23 @@ const TASKS = [
 const LIBRARIES = ["transformers", "diffusers", "peft", "sentence-transformers", "timm", "gguf"];
 const LICENSES = ["apache-2.0", "mit", "cc-by-4.0", "llama3", "other"];
 const LANGUAGES = ["en", "fr", "de", "zh", "es", "ja", "multilingual"];
-const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "shu", "dra", "qua", "ben", "tor", "lin"];
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "ru",
+  "ta",
+  "vo",
+  "zi",
+  "pe",
+  "shu",
+  "dra",
+  "qua",
+  "ben",
+  "tor",
+  "lin",
+];
 
 /** A small deterministic generator (mulberry32), so every run seeds the same hub. */
 function prng(seed) {
@@ -91,7 +107,13 @@ function* generate(count, owners) {
       metadata: {
         repository_id: id,
         revision: "0".repeat(40),
-        card_data: JSON.stringify({ license, pipeline_tag: task, library_name: library, language: [language], tags: topics }),
+        card_data: JSON.stringify({
+          license,
+          pipeline_tag: task,
+          library_name: library,
+          language: [language],
+          tags: topics,
+        }),
         card_error: null,
         pipeline_tag: task,
         library_name: library,
@@ -160,9 +182,18 @@ async function seedPostgres(url, count, owners) {
   const flush = async () => {
     const chunk = rows.splice(0);
     await client.query("begin");
-    await insertMany("repositories", chunk.map((row) => row.repository));
-    await insertMany("repo_stats", chunk.map((row) => row.stats));
-    await insertMany("repo_metadata", chunk.map((row) => row.metadata));
+    await insertMany(
+      "repositories",
+      chunk.map((row) => row.repository),
+    );
+    await insertMany(
+      "repo_stats",
+      chunk.map((row) => row.stats),
+    );
+    await insertMany(
+      "repo_metadata",
+      chunk.map((row) => row.metadata),
+    );
     await insertMany(
       "repo_tags",
       chunk.flatMap((row) => row.tags.map((tag) => ({ repository_id: row.repository.id, tag }))),
@@ -187,7 +218,10 @@ async function seedPostgres(url, count, owners) {
 async function ownerIds(env, dialect, file, url) {
   if (dialect === "sqlite") {
     const db = new Database(file, { readonly: true });
-    const ids = db.prepare("select id from users").all().map((row) => row.id);
+    const ids = db
+      .prepare("select id from users")
+      .all()
+      .map((row) => row.id);
     db.close();
     return ids;
   }
@@ -223,10 +257,14 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
   };
   const token = await benchToken(env, "read");
   for (let i = 0; i < 9; i++) {
-    await run(process.execPath, [hubd, "user", "create", `owner${i}`, "--email", `owner${i}@example.com`, "--password-stdin"], {
-      env,
-      input: "owner-password\n",
-    });
+    await run(
+      process.execPath,
+      [hubd, "user", "create", `owner${i}`, "--email", `owner${i}@example.com`, "--password-stdin"],
+      {
+        env,
+        input: "owner-password\n",
+      },
+    );
   }
   const file = path.join(dataDir, "hub.db");
   const owners = await ownerIds(env, dialect, file, url);
@@ -252,8 +290,16 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
         { authorization: `Bearer ${token}` },
       ],
       [`full-text: a common word (${common})`, `/api/models?search=${common}&limit=20`, {}],
-      [`full-text: two words (${common} ${word(40)})`, `/api/models?search=${common}+${word(40)}&limit=20`, {}],
-      [`full-text: a rare word, sorted by likes (${rare})`, `/api/models?search=${rare}&sort=likes&limit=20`, {}],
+      [
+        `full-text: two words (${common} ${word(40)})`,
+        `/api/models?search=${common}+${word(40)}&limit=20`,
+        {},
+      ],
+      [
+        `full-text: a rare word, sorted by likes (${rare})`,
+        `/api/models?search=${rare}&sort=likes&limit=20`,
+        {},
+      ],
     ];
     const results = [];
     for (const [name, pathname, headers] of scenarios) {
@@ -294,7 +340,8 @@ export async function benchSearch({
   duration = wholeNumber("--duration", argValue("--duration") ?? "5"),
   connections = wholeNumber("--connections", argValue("--connections") ?? "4"),
 } = {}) {
-  for (const dialect of ["sqlite", "postgres"]) await benchDialect(dialect, { repositories, duration, connections });
+  for (const dialect of ["sqlite", "postgres"])
+    await benchDialect(dialect, { repositories, duration, connections });
 }
 
 function argValue(name) {
