@@ -303,7 +303,9 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
     ];
     const results = [];
     for (const [name, pathname, headers] of scenarios) {
+      const started = performance.now();
       const response = await fetch(`${hub.url}${pathname}`, { headers });
+      if (process.env.BENCH_SEARCH_DIAG) console.error(name, response.status, (performance.now() - started).toFixed(1), "ms");
       const found = response.ok ? (await response.json()).length : `HTTP ${response.status}`;
       const result = await load(`${hub.url}${pathname}`, { headers, duration, connections, warmup: 1 });
       results.push([name, found, result]);
@@ -325,8 +327,9 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
     return results;
   } finally {
     await hub.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (url) {
+    if (process.env.BENCH_SEARCH_KEEP) console.error(`kept ${dataDir} ${url ?? ""}`);
+    else rmSync(dataDir, { recursive: true, force: true });
+    if (url && !process.env.BENCH_SEARCH_KEEP) {
       const client = new pg.Client({ connectionString: admin });
       await client.connect();
       await client.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
@@ -340,8 +343,8 @@ export async function benchSearch({
   duration = wholeNumber("--duration", argValue("--duration") ?? "5"),
   connections = wholeNumber("--connections", argValue("--connections") ?? "4"),
 } = {}) {
-  for (const dialect of ["sqlite", "postgres"])
-    await benchDialect(dialect, { repositories, duration, connections });
+  const dialects = (argValue("--dialects") ?? "sqlite,postgres").split(",");
+  for (const dialect of dialects) await benchDialect(dialect, { repositories, duration, connections });
 }
 
 function argValue(name) {

@@ -10,7 +10,10 @@ export function searchWords(search: string): string[] {
   return [...new Set(search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 10);
 }
 
-/** Repositories whose card holds every word, with a rank (lower is more relevant) on either dialect. */
+/**
+ * Repositories whose card holds every word, with a rank (lower is more relevant) on either dialect; in
+ * parentheses, as the body of a common table expression.
+ */
 function cardMatches(db: DbOrTx, words: string[]) {
   if (isPostgres(db)) {
     const query = words.join(" & ");
@@ -27,7 +30,10 @@ function cardMatches(db: DbOrTx, words: string[]) {
 
 /** No repositories: the card match of a listing without a search. */
 const noMatches = () =>
-  sql<{ repository_id: string; rank: number }>`(select null as repository_id, 0 as rank where 1 = 0)`;
+  sql<{
+    repository_id: string;
+    rank: number;
+  }>`(select repository_id, 0.0 as rank from repo_stats where 1 = 0)`;
 
 /** SQL for repositories and the namespaces (users and organizations) that own them. */
 export const reposRepository = {
@@ -89,15 +95,19 @@ export const reposRepository = {
     const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
     const fullName = sql<string>`coalesce(users.handle, organizations.handle) || '/' || repositories.name`;
     const words = query.search ? searchWords(query.search) : [];
+    // The card's matches are computed once (materialized), then joined by id: as a derived table SQLite
+    // would run the full-text query again for every repository.
     let select = db
+      .with(
+        (cte) => cte("card_match").materialized(),
+        () => (words.length > 0 ? cardMatches(db, words) : noMatches()),
+      )
       .selectFrom("repositories")
       .leftJoin("users", "users.id", "repositories.owner_id")
       .leftJoin("organizations", "organizations.id", "repositories.owner_id")
       .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
       .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
-      .leftJoin((words.length > 0 ? cardMatches(db, words) : noMatches()).as("card_match"), (join) =>
-        join.onRef(sql.ref("card_match.repository_id"), "=", sql.ref("repositories.id")),
-      )
+      .leftJoin("card_match", "card_match.repository_id", "repositories.id")
       .selectAll("repositories")
       .select(ownerHandle.as("owner_handle"))
       .where("repositories.type", "=", query.type)
