@@ -1,7 +1,0 @@
-import Database from "better-sqlite3";
-const db = new Database(process.argv[2] + "/hub.db", { readonly: true });
-const time = (label, s, ...args) => { console.log(db.prepare("explain query plan " + s).all(...args).map(r => r.detail).join(" | ")); const t = performance.now(); const rows = db.prepare(s).all(...args); console.log(label, rows.length, (performance.now() - t).toFixed(1), "ms"); };
-const base = (cte, where, order) => `with "card_match" as materialized ${cte} select "repositories".*, coalesce(users.handle, organizations.handle) as "owner_handle" from "repositories" left join "users" on "users"."id" = "repositories"."owner_id" left join "organizations" on "organizations"."id" = "repositories"."owner_id" inner join "repo_stats" on "repo_stats"."repository_id" = "repositories"."id" left join "repo_metadata" on "repo_metadata"."repository_id" = "repositories"."id" left join "card_match" on "card_match"."repository_id" = "repositories"."id" where "repositories"."type" = 'model' and "repositories"."private" = 0 ${where} order by ${order}, "repositories"."id" limit 21 offset 0`;
-const none = `(select repository_id, 0.0 as rank from repo_stats where 1 = 0)`;
-time("plain", base(none, "", `"repositories"."updated_at" desc`));
-time("filter", base(none, `and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = 'text-generation') and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = 'license:apache-2.0')`, `"repo_stats"."downloads" desc`));
