@@ -112,6 +112,14 @@ export const reposRepository = {
       tags: string[];
       parameters?: { min?: number; max?: number };
       gated?: boolean;
+      /** What the caller's content preferences and suppressions leave out of its listing. */
+      personal?: {
+        userId: string;
+        hiddenTags: string[];
+        hideGated: boolean;
+        requireLicense: boolean;
+        requireCard: boolean;
+      };
       sort: SortKey;
       sorted: boolean;
       descending: boolean;
@@ -150,6 +158,23 @@ export const reposRepository = {
     for (const tag of query.tags) {
       select = select.where(
         sql<boolean>`exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+      );
+    }
+    const personal = query.personal;
+    if (personal) {
+      for (const tag of personal.hiddenTags) {
+        select = select.where(
+          sql<boolean>`not exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+        );
+      }
+      if (personal.hideGated) select = select.where("repositories.gated", "is", null);
+      if (personal.requireLicense) select = select.where("repo_metadata.license", "is not", null);
+      if (personal.requireCard) select = select.where("repo_metadata.card_data", "is not", null);
+      select = select.where(
+        sql<boolean>`not exists (select 1 from recommendation_suppressions s where s.user_id = ${personal.userId} and (
+          (s.kind = 'repository' and s.value = repositories.id)
+          or (s.kind = 'author' and s.value = repositories.owner_id)
+          or (s.kind = 'tag' and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = s.value))))`,
       );
     }
     if (query.parameters?.min !== undefined) {
