@@ -2,6 +2,7 @@ import { downloadFile, listModels, modelInfo, uploadFiles } from "@huggingface/h
 import type { ApiError } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
+import { EXPAND_FIELDS } from "../repos/listing-query.js";
 import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 interface Entry {
@@ -300,6 +301,23 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     for (const field of ["xetEnabled", "usedStorage", "gguf", "inference", "widgetData", "trendingScore"]) {
       const one = await info("alice/llama-base", `?expand[]=${field}`);
       expect(Object.keys(one).sort(), field).toEqual(["_id", field, "id"].sort());
+    }
+    // Every field the Hugging Face Hub accepts for each kind is served, alone, on info and on listings.
+    for (const [type, repoId] of [
+      ["model", "alice/llama-base"],
+      ["space", "bob/demo"],
+    ] as const) {
+      for (const field of EXPAND_FIELDS[type]) {
+        const response = await hub.request(`/api/${type}s/${repoId}?expand[]=${field}`, { token: alice });
+        expect(response.status, `${type} ${field}`).toBe(200);
+        expect(Object.keys(await readJson<object>(response)).sort(), `${type} ${field}`).toEqual(
+          ["_id", "id", field].sort(),
+        );
+        const [entry] = await list(`search=${repoId.split("/")[1]}&expand[]=${field}`, alice, type);
+        expect(Object.keys(entry ?? {}).sort(), `${type} listing ${field}`).toEqual(
+          ["_id", "id", field].sort(),
+        );
+      }
     }
     const refused = await hub.request("/api/models/alice/llama-base?expand[]=weights", { token: alice });
     expect(refused.status).toBe(400);

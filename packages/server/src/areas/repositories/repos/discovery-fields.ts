@@ -1,4 +1,4 @@
-import type { RepoType } from "@hub/api";
+import { SPACE_SDKS, type RepoType } from "@hub/api";
 import type { DbOrTx } from "../../../db/database.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
 import { metadataRepository } from "../metadata/metadata.repository.js";
@@ -14,7 +14,7 @@ import { metadataRepository } from "../metadata/metadata.repository.js";
 export const LISTING_FIELDS: Record<RepoType, readonly string[]> = {
   model: ["likes", "downloads", "trendingScore", "tags", "pipeline_tag", "library_name"],
   dataset: ["likes", "downloads", "trendingScore", "tags"],
-  space: ["likes", "trendingScore", "tags"],
+  space: ["likes", "trendingScore", "tags", "sdk"],
   mcp: ["likes", "trendingScore", "tags"],
 };
 
@@ -48,6 +48,7 @@ export const INFO_FIELDS: Record<RepoType, readonly string[]> = {
 /** Every field this module computes (the rest come from the repository's row, its git data or its storage). */
 const COMPUTED = new Set([
   "cardProblems",
+  "sdk",
   "likes",
   "downloads",
   "downloadsAllTime",
@@ -179,6 +180,12 @@ export async function discoveryFields(
         case "widgetData":
           out.widgetData = Array.isArray(card?.widget) ? card.widget : null;
           break;
+        case "sdk": {
+          // A Space's SDK as it was created, else as its card names it (where the Hugging Face Hub reads it).
+          const sdk = repo.row.space_sdk ?? (typeof card?.sdk === "string" ? card.sdk : null);
+          if (repo.type === "space" && sdk && (SPACE_SDKS as readonly string[]).includes(sdk)) out.sdk = sdk;
+          break;
+        }
         case "cardProblems":
           out.cardProblems = meta?.card_error ? meta.card_error.split("\n") : [];
           break;
