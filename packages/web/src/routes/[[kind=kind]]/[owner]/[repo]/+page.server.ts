@@ -71,7 +71,9 @@ export const load: PageServerLoad = async ({ parent, fetch, locals }) => {
     viewer ? writableCollections(fetch, [viewer.name, ...viewer.orgs]) : Promise.resolve([]),
   ]);
   const children =
-    address.kind === "model" && (discovery.childrenModelCount ?? 0) > 0 ? await childrenOf(fetch, address.id) : [];
+    address.kind === "model" && (discovery.childrenModelCount ?? 0) > 0
+      ? await childrenOf(fetch, address.id)
+      : [];
   const card =
     bytes === null
       ? null
