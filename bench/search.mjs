@@ -275,7 +275,9 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
 
   const hub = await startServer(hubd, ["serve", "--only", "hub"], { ...env, HUB_LOG_LEVEL: "info" });
   try {
-    const common = word(3);
+    const everywhere = word(3);
+    const frequent = word(40);
+    const medium = word(300);
     const rare = word(2500);
     const scenarios = [
       ["first page of the listing (reference)", "/api/models?limit=20", {}],
@@ -289,10 +291,10 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
         "/api/models?pipeline_tag=translation&library=transformers&sort=likes&limit=20",
         { authorization: `Bearer ${token}` },
       ],
-      [`full-text: a common word (${common})`, `/api/models?search=${common}&limit=20`, {}],
+      [`full-text: a word in about 1 card in 8 (${frequent})`, `/api/models?search=${frequent}&limit=20`, {}],
       [
-        `full-text: two words (${common} ${word(40)})`,
-        `/api/models?search=${common}+${word(40)}&limit=20`,
+        `full-text: two words (${frequent} ${medium})`,
+        `/api/models?search=${frequent}+${medium}&limit=20`,
         {},
       ],
       [
@@ -300,12 +302,18 @@ async function benchDialect(dialect, { repositories, duration, connections }) {
         `/api/models?search=${rare}&sort=likes&limit=20`,
         {},
       ],
+      [
+        `full-text: a word in nearly half the cards (${everywhere})`,
+        `/api/models?search=${everywhere}&limit=20`,
+        {},
+      ],
     ];
     const results = [];
     for (const [name, pathname, headers] of scenarios) {
       const started = performance.now();
       const response = await fetch(`${hub.url}${pathname}`, { headers });
-      if (process.env.BENCH_SEARCH_DIAG) console.error(name, response.status, (performance.now() - started).toFixed(1), "ms");
+      if (process.env.BENCH_SEARCH_DIAG)
+        console.error(name, response.status, (performance.now() - started).toFixed(1), "ms");
       const found = response.ok ? (await response.json()).length : `HTTP ${response.status}`;
       const result = await load(`${hub.url}${pathname}`, { headers, duration, connections, warmup: 1 });
       results.push([name, found, result]);

@@ -69,6 +69,8 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0026-xet",
         "0027-change-counters",
         "0028-discovery",
+        "0029-likes-and-collections",
+        "0030-listing-indexes",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

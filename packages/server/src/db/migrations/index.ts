@@ -27,6 +27,7 @@ import { discussions } from "./0025-discussions.js";
 import { xet } from "./0026-xet.js";
 import { changeCounters } from "./0027-change-counters.js";
 import { discovery } from "./0028-discovery.js";
+import { listingIndexes } from "./0030-listing-indexes.js";
 import { likesAndCollections } from "./0029-likes-and-collections.js";
 
 /**
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   "0027-change-counters": changeCounters,
   "0028-discovery": discovery,
   "0029-likes-and-collections": likesAndCollections,
+  "0030-listing-indexes": listingIndexes,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

@@ -439,6 +439,49 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     expect((trending as unknown as { trendingScore: number }).trendingScore).toBe(3);
   });
 
+  it("leaves out of a personalized listing what the account's preferences hide and its suppressions name", async () => {
+    const carol = await hub.createToken("alice");
+    const before = await ids("sort=id&direction=1&limit=100", carol);
+    expect(before).toEqual(
+      expect.arrayContaining(["alice/walled", "bob/quokka-zoo", "bob/broken", "alice/llama-lora"]),
+    );
+    const put = await hub.request("/api/me/content-preferences", {
+      method: "PUT",
+      token: carol,
+      json: { hiddenTags: ["zoo"], contentFilters: ["gated", "without-model-card"] },
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    const suppress = async (json: Record<string, string>) => {
+      const response = await hub.request("/api/me/recommendation-suppressions", {
+        method: "POST",
+        token: carol,
+        json,
+      });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+    };
+    await suppress({ kind: "repository", value: "alice/llama-lora" });
+    await suppress({ kind: "tag", value: "gguf" });
+    const personal = await ids("sort=id&direction=1&limit=100&personalized=true", carol);
+    // zoo is hidden, walled is gated, broken's card is invalid, llama-lora and the gguf-tagged repository suppressed.
+    for (const hidden of [
+      "bob/quokka-zoo",
+      "alice/walled",
+      "bob/broken",
+      "alice/llama-lora",
+      "bob/llama-gguf",
+    ]) {
+      expect(personal, hidden).not.toContain(hidden);
+    }
+    expect(personal).toEqual(expect.arrayContaining(["alice/llama-base", "alice/secret"]));
+    // Without asking, and for anonymous callers, nothing changes.
+    expect(await ids("sort=id&direction=1&limit=100", carol)).toEqual(before);
+    expect(await ids("sort=id&direction=1&limit=100&personalized=true")).toEqual(
+      await ids("sort=id&direction=1&limit=100"),
+    );
+    await suppress({ kind: "author", value: "bob" });
+    expect((await ids("limit=100&personalized=1", carol)).filter((id) => id.startsWith("bob/"))).toEqual([]);
+  });
+
   it("indexes repositories made before indexing existed, in the background", async () => {
     await hub.db.deleteFrom("repo_metadata").execute();
     await hub.db.deleteFrom("repo_tags").execute();

@@ -170,6 +170,7 @@ const KNOWN = new Set([
   "full",
   "cardData",
   "config",
+  "personalized",
   "expand",
   "expand[]",
   ...Object.keys(TAG_SHORTCUTS),
@@ -192,6 +193,8 @@ export interface ListingQuery {
   full: boolean;
   cardData: boolean;
   config: boolean;
+  /** Leave out what the signed-in caller's content preferences hide and its recommendation suppressions name. */
+  personalized: boolean;
 }
 
 const values = (value: unknown): string[] =>
@@ -277,7 +280,7 @@ export function listingQuery(query: Record<string, unknown>, type: RepoType): Li
     if (!KNOWN.has(name)) {
       throw badRequest(
         "unsupported_parameter",
-        `"${name}" is not a parameter of this listing; use search, author, filter, ${Object.keys(TAG_SHORTCUTS).join(", ")}, num_parameters, gated, sort, direction, limit, cursor, full, cardData, config or expand.`,
+        `"${name}" is not a parameter of this listing; use search, author, filter, ${Object.keys(TAG_SHORTCUTS).join(", ")}, num_parameters, gated, sort, direction, limit, cursor, full, cardData, config, personalized or expand.`,
         name,
       );
     }
@@ -327,6 +330,7 @@ export function listingQuery(query: Record<string, unknown>, type: RepoType): Li
     full: flag(query, "full"),
     cardData: flag(query, "cardData"),
     config: flag(query, "config"),
+    personalized: flag(query, "personalized"),
   };
 }
 

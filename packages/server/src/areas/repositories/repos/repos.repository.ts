@@ -10,6 +10,9 @@ export function searchWords(search: string): string[] {
   return [...new Set(search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 10);
 }
 
+/** The most relevant cards a search looks at; a word in more cards than this lists the most relevant ones. */
+const MAX_CARD_MATCHES = 1000;
+
 /**
  * Repositories whose card holds every word, with a rank (lower is more relevant) on either dialect; in
  * parentheses, as the body of a common table expression.
@@ -21,11 +24,12 @@ function cardMatches(db: DbOrTx, words: string[]) {
       repository_id: string;
       rank: number;
     }>`(select repository_id, -ts_rank(document, to_tsquery('english', ${query})) as rank
-      from repo_search where document @@ to_tsquery('english', ${query}))`;
+      from repo_search where document @@ to_tsquery('english', ${query})
+      order by rank limit ${MAX_CARD_MATCHES})`;
   }
   const query = words.map((word) => `"${word}"`).join(" ");
   return sql<{ repository_id: string; rank: number }>`(select repository_id, bm25(repo_search) as rank
-    from repo_search where repo_search match ${query})`;
+    from repo_search where repo_search match ${query} order by rank limit ${MAX_CARD_MATCHES})`;
 }
 
 /** No repositories: the card match of a listing without a search. */
@@ -34,6 +38,29 @@ const noMatches = () =>
     repository_id: string;
     rank: number;
   }>`(select repository_id, 0.0 as rank from repo_stats where 1 = 0)`;
+
+/** `text` as a LIKE pattern's literal part. */
+const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Whether a repository's id (`owner/name`, both lower-case by their rules) contains `search` (lower-cased):
+ * a text with a `/` spans the owner's end and the name's start; one without is in the name or the owner's
+ * handle, whose accounts and organizations are looked up once, not joined per repository.
+ */
+function idMatch(search: string) {
+  const slash = search.indexOf("/");
+  if (slash >= 0) {
+    const owner = `%${literal(search.slice(0, slash))}`;
+    const name = `${literal(search.slice(slash + 1))}%`;
+    return sql<boolean>`(repositories.name like ${name} escape '\\' and repositories.owner_id in (
+      select id from users where handle like ${owner} escape '\\'
+      union all select id from organizations where handle like ${owner} escape '\\'))`;
+  }
+  const pattern = `%${literal(search)}%`;
+  return sql<boolean>`(repositories.name like ${pattern} escape '\\' or repositories.owner_id in (
+    select id from users where handle like ${pattern} escape '\\'
+    union all select id from organizations where handle like ${pattern} escape '\\'))`;
+}
 
 /** SQL for repositories and the namespaces (users and organizations) that own them. */
 export const reposRepository = {
@@ -85,6 +112,14 @@ export const reposRepository = {
       tags: string[];
       parameters?: { min?: number; max?: number };
       gated?: boolean;
+      /** What the caller's content preferences and suppressions leave out of its listing. */
+      personal?: {
+        userId: string;
+        hiddenTags: string[];
+        hideGated: boolean;
+        requireLicense: boolean;
+        requireCard: boolean;
+      };
       sort: SortKey;
       sorted: boolean;
       descending: boolean;
@@ -125,17 +160,32 @@ export const reposRepository = {
         sql<boolean>`exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
       );
     }
+    const personal = query.personal;
+    if (personal) {
+      for (const tag of personal.hiddenTags) {
+        select = select.where(
+          sql<boolean>`not exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+        );
+      }
+      if (personal.hideGated) select = select.where("repositories.gated", "is", null);
+      if (personal.requireLicense) select = select.where("repo_metadata.license", "is not", null);
+      if (personal.requireCard) select = select.where("repo_metadata.card_data", "is not", null);
+      select = select.where(
+        sql<boolean>`not exists (select 1 from recommendation_suppressions s where s.user_id = ${personal.userId} and (
+          (s.kind = 'repository' and s.value = repositories.id)
+          or (s.kind = 'author' and s.value = repositories.owner_id)
+          or (s.kind = 'tag' and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = s.value))))`,
+      );
+    }
     if (query.parameters?.min !== undefined) {
       select = select.where("repo_metadata.num_parameters", ">=", query.parameters.min);
     }
     if (query.parameters?.max !== undefined) {
       select = select.where("repo_metadata.num_parameters", "<=", query.parameters.max);
     }
-    const search = query.search;
-    const nameMatch = search
-      ? sql<boolean>`lower(${fullName}) like ${`%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape '\\'`
-      : null;
-    if (nameMatch && search) {
+    const search = query.search?.toLowerCase();
+    if (search) {
+      const nameMatch = idMatch(search);
       // A card's text counts only where the caller may read the card: a gated repository's past its gate.
       const viewer = query.viewerIds[0] ?? null;
       const cardReadable = sql<boolean>`(repositories.gated is null${
@@ -145,15 +195,14 @@ export const reposRepository = {
           ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
           : sql``
       })`;
+      // The card's matches as a set the scan probes (one hashed lookup per repository), not a join it filters.
       select = select.where(
-        sql<boolean>`(${nameMatch} or (card_match.repository_id is not null and ${cardReadable}))`,
+        sql<boolean>`(${nameMatch} or (repositories.id in (select repository_id from card_match) and ${cardReadable}))`,
       );
       if (!query.sorted) {
         // Relevance: names that match first (exact, then containing), then the card's rank.
         select = select
-          .orderBy(
-            sql`case when lower(repositories.name) = ${search.toLowerCase()} then 0 when ${nameMatch} then 1 else 2 end`,
-          )
+          .orderBy(sql`case when repositories.name = ${search} then 0 when ${nameMatch} then 1 else 2 end`)
           .orderBy(sql`coalesce(card_match.rank, 0)`);
       }
     }

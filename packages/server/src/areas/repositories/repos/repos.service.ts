@@ -39,6 +39,7 @@ import { reposRepository } from "./repos.repository.js";
 import type { ListingQuery } from "./listing-query.js";
 import { INFO_FIELDS, LISTING_FIELDS, discoveryFields } from "./discovery-fields.js";
 import { metadataRepository } from "../metadata/metadata.repository.js";
+import { contentPreferencesRepository } from "../../accounts/content-preferences/content-preferences.repository.js";
 import {
   URL_PREFIX,
   gateModeOf,
@@ -274,9 +275,30 @@ export function createReposService({
       const sso = new Map(
         ssoRequired.map((org) => [org.id, ssoStanding(org, org.handle, now, config.publicUrl)]),
       );
+      const preferences =
+        query.personalized && principal
+          ? await contentPreferencesRepository.find(db, principal.userId)
+          : undefined;
+      const filters = new Set<string>(
+        preferences ? (JSON.parse(preferences.content_filters) as string[]) : [],
+      );
       const rows = await reposRepository.listVisible(db, {
         type,
         viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
+        ...(query.personalized && principal
+          ? {
+              personal: {
+                userId: principal.userId,
+                hiddenTags: [
+                  ...(preferences ? (JSON.parse(preferences.hidden_tags) as string[]) : []),
+                  ...(filters.has("not-for-all-audiences") ? ["not-for-all-audiences"] : []),
+                ],
+                hideGated: filters.has("gated"),
+                requireLicense: filters.has("without-license"),
+                requireCard: filters.has("without-model-card"),
+              },
+            }
+          : {}),
         author: query.author,
         search: query.search,
         tags: query.tags,
@@ -364,6 +386,7 @@ export function createReposService({
         full: false,
         cardData: false,
         config: false,
+        personalized: false,
         limit: 100,
         offset: 0,
       });
