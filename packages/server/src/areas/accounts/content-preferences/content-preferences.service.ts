@@ -214,6 +214,9 @@ export function createContentPreferencesService({
             full: false,
             cardData: preferences.contentFilters.includes("without-model-card"),
             config: false,
+            // Hidden tags, content filters and suppressions leave candidates out inside the query, so they
+            // take no place among the candidates; `rank` checks them again, and leaves out the account's own.
+            personalized: true,
             limit: CANDIDATES,
             offset: 0,
           }),
