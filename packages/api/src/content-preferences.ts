@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { RepoListItem } from "./repos.js";
 
 /** Kinds of content an account can ask not to be shown. `not-for-all-audiences` is the tag the Hub ecosystem marks adult content with. */
 export const CONTENT_FILTERS = [
@@ -116,3 +117,32 @@ export const CreateRecommendationSuppression = Type.Object(
   { title: "CreateRecommendationSuppression", additionalProperties: true },
 );
 export type CreateRecommendationSuppression = Static<typeof CreateRecommendationSuppression>;
+
+/** `GET /api/me/recommendations`: which kind, and how many. */
+export const RecommendationsQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union([Type.Literal("model"), Type.Literal("dataset"), Type.Literal("space")], {
+        description: "The kind of repository recommended (`model` when left out).",
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: "At most this many (10)." })),
+  },
+  { additionalProperties: false },
+);
+export type RecommendationsQuery = Static<typeof RecommendationsQuery>;
+
+/** One recommended repository: its listing entry and why it was chosen. */
+export const Recommendation = Type.Composite(
+  [
+    RepoListItem,
+    Type.Object({
+      reasons: Type.Array(Type.String(), {
+        description:
+          "The preferred languages and learned interests (tags) it carries; empty when it is only trending.",
+      }),
+    }),
+  ],
+  { title: "Recommendation" },
+);
+export type Recommendation = Static<typeof Recommendation>;

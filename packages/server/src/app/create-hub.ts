@@ -316,6 +316,7 @@ export async function createHub(
     db,
     clock,
     repos,
+    listing: repos,
     storage,
     repoFiles,
     authorize,

@@ -4,6 +4,8 @@ import {
   ContentPreferences,
   CreateRecommendationSuppression,
   RecommendationSuppression,
+  Recommendation,
+  RecommendationsQuery,
   RecommendationSuppressionList,
   UpdateContentPreferences,
 } from "@hub/api";
@@ -69,6 +71,23 @@ export function contentPreferencesRoutes({
         await preferences.clearLearned(principalOf(request).userId);
         return reply.status(204).send();
       },
+    );
+
+    app.get(
+      "/api/me/recommendations",
+      {
+        schema: {
+          operationId: "account_recommendations",
+          tags,
+          summary:
+            "Repositories recommended to you: trending ones, those in your preferred languages and learned interests first; never what you suppressed, hid or filtered out, nor your own.",
+          querystring: RecommendationsQuery,
+          response: { 200: Type.Array(Recommendation) },
+        },
+        config: { access: { action: "settings:read" } },
+      },
+      async (request) =>
+        preferences.recommend(principalOf(request), request.query.type ?? "model", request.query.limit ?? 10),
     );
 
     app.get(

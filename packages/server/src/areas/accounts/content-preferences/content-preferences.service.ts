@@ -5,6 +5,7 @@ import type {
   ContentPreferences,
   CreateRecommendationSuppression,
   LearnedInterest,
+  Recommendation,
   RecommendationSuppression,
   RepoType,
   SuppressionKind,
@@ -22,6 +23,13 @@ import type { RepoLookup } from "../../../domain/repositories.js";
 import { repoResource, type FoundRepo } from "../../../domain/repositories.js";
 import { contentPreferencesRepository } from "./content-preferences.repository.js";
 import { readmeAt, readmeTags } from "./readme-tags.js";
+import type { ReposService } from "../../repositories/repos/repos.service.js";
+import { rank, type RecommendationProfile } from "./recommendations.js";
+
+/** How many trending repositories, and how many carrying each preferred tag, recommendations choose from. */
+const CANDIDATES = 100;
+/** How many preferred languages and learned interests bring candidates of their own. */
+const PREFERRED_SOURCES = 5;
 
 /** How many of the most recent repositories interests are learned from. */
 const LEARN_FROM = 200;
@@ -33,6 +41,8 @@ export interface ContentPreferencesDeps {
   db: Db;
   clock: () => Date;
   repos: RepoLookup;
+  /** The listing through `decide()` recommendations choose from. */
+  listing: Pick<ReposService, "list">;
   storage: RepoStorage;
   repoFiles: RepoFiles;
   authorize: Authorize;
@@ -51,6 +61,7 @@ export function createContentPreferencesService({
   db,
   clock,
   repos,
+  listing,
   storage,
   repoFiles,
   authorize,
@@ -150,6 +161,72 @@ export function createContentPreferencesService({
         learnedInterests: await learned(principal, new Set(hiddenTags)),
         updatedAt: row?.updated_at ?? null,
       };
+    },
+
+    /**
+     * Repositories of a kind to recommend to the caller: trending ones and those carrying its preferred
+     * languages and learned interests, all from the listing (so only what `decide()` lets it read), never
+     * one it suppressed (the repository, its author or a tag it carries), one with a hidden tag, one its
+     * content filters exclude, or its own; preferences rank first, trending after.
+     */
+    async recommend(
+      principal: Principal,
+      type: "model" | "dataset" | "space",
+      limit: number,
+    ): Promise<Recommendation[]> {
+      const preferences = await this.get(principal);
+      const rows = await contentPreferencesRepository.suppressions(db, principal.userId);
+      const suppressed: RecommendationProfile["suppressed"] = {
+        repositories: new Set(),
+        authors: new Set(),
+        tags: new Set(),
+      };
+      for (const row of rows) {
+        if (row.kind === "repository") suppressed.repositories.add(row.value);
+        else if (row.kind === "tag") suppressed.tags.add(row.value);
+        else if (row.kind === "author") {
+          const handle =
+            (await reposRepository.ownerHandle(db, "user", row.value)) ??
+            (await reposRepository.ownerHandle(db, "org", row.value));
+          if (handle) suppressed.authors.add(handle.toLowerCase());
+        }
+      }
+      const profile: RecommendationProfile = {
+        handle: principal.handle,
+        hiddenTags: preferences.hiddenTags,
+        languages: preferences.languages,
+        contentFilters: preferences.contentFilters,
+        interests: preferences.learnedInterests,
+        suppressed,
+      };
+      const preferred = [
+        ...preferences.languages,
+        ...preferences.learnedInterests.map((interest) => interest.tag),
+      ].slice(0, PREFERRED_SOURCES);
+      const pages = await Promise.all(
+        [[], ...preferred.map((tag) => [tag])].map((tags) =>
+          listing.list(principal, type, {
+            tags,
+            sort: "trending_score",
+            sorted: true,
+            descending: true,
+            expand: null,
+            full: false,
+            cardData: preferences.contentFilters.includes("without-model-card"),
+            config: false,
+            // Hidden tags, content filters and suppressions leave candidates out inside the query, so they
+            // take no place among the candidates; `rank` checks them again, and leaves out the account's own.
+            personalized: true,
+            limit: CANDIDATES,
+            offset: 0,
+          }),
+        ),
+      );
+      return rank(
+        pages.flatMap((page) => page.items),
+        profile,
+        limit,
+      );
     },
 
     /** Replaces the explicit part; the learned part stays. */

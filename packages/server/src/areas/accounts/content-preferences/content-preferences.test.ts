@@ -1,6 +1,7 @@
 import type {
   ApiError,
   ContentPreferences,
+  Recommendation,
   RecommendationSuppression,
   RecommendationSuppressionList,
 } from "@hub/api";
@@ -344,5 +345,119 @@ describe.each(DIALECTS)("content preferences and recommendation suppressions on 
     expect(doc.paths["/api/me/recommendation-suppressions/{suppressionId}"]?.delete?.operationId).toBe(
       "account_recommendation_suppressions_delete",
     );
+  });
+});
+
+describe.each(DIALECTS)("recommendations on %s", (dialect) => {
+  let hub: InProcessHub;
+  const tokens: Record<string, string> = {};
+
+  const repo = async (who: string, name: string, tags: string[], extra: Record<string, unknown> = {}) => {
+    const created = await hub.request("/api/repos/create", {
+      method: "POST",
+      token: tokens[who],
+      json: { name, ...extra },
+    });
+    expect(created.status, name).toBe(200);
+    const readme = `---\ntags: [${tags.join(", ")}]\n---\n# ${name}\n`;
+    const body = [
+      { key: "header", value: { summary: "card" } },
+      {
+        key: "file",
+        value: { path: "README.md", content: Buffer.from(readme).toString("base64"), encoding: "base64" },
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    const committed = await hub.request(`/api/models/${who}/${name}/commit/main`, {
+      method: "POST",
+      token: tokens[who],
+      headers: { "content-type": "application/x-ndjson" },
+      body,
+    });
+    expect(committed.status, name).toBe(200);
+  };
+  const recommended = async (query = "", token = tokens.carol) => {
+    const response = await hub.request(`/api/me/recommendations${query}`, { token });
+    expect(response.status).toBe(200);
+    return (await readJson<Recommendation[]>(response)).map((r) => [r.id, r.reasons]);
+  };
+
+  beforeAll(async () => {
+    hub = await startInProcessHub({ dialect });
+    for (const handle of ["carol", "dan", "eve"]) {
+      await hub.createUser(handle);
+      tokens[handle] = await hub.createToken(handle);
+    }
+    await repo("dan", "en-model", ["en", "text-generation"]);
+    await repo("dan", "fr-model", ["fr"]);
+    await repo("dan", "plain", ["text-generation"]);
+    await repo("dan", "nsfw", ["en", "not-for-all-audiences"]);
+    await repo("dan", "hidden-one", ["fr", "hidden-tag"]);
+    await repo("dan", "boring", ["fr"]);
+    await repo("dan", "secret", ["fr"], { private: true });
+    await repo("eve", "eve-model", ["fr"]);
+    await repo("carol", "own", ["fr"]);
+  });
+  afterAll(() => hub?.stop());
+
+  it("ranks preferred languages first and never shows what is suppressed, hidden, filtered, private or one's own", async () => {
+    const saved = await hub.request("/api/me/content-preferences", {
+      method: "PUT",
+      token: tokens.carol,
+      json: {
+        languages: ["fr", "en"],
+        hiddenTags: ["hidden-tag"],
+        contentFilters: ["not-for-all-audiences"],
+      },
+    });
+    expect(saved.status).toBe(200);
+    for (const json of [
+      { kind: "author", value: "eve" },
+      { kind: "repository", value: "dan/boring" },
+    ]) {
+      const suppressed = await hub.request("/api/me/recommendation-suppressions", {
+        method: "POST",
+        token: tokens.carol,
+        json,
+      });
+      expect(suppressed.status, JSON.stringify(json)).toBe(201);
+    }
+    expect(await recommended()).toEqual([
+      ["dan/fr-model", ["fr"]],
+      ["dan/en-model", ["en"]],
+      ["dan/plain", []],
+    ]);
+    expect(await recommended("?limit=1")).toEqual([["dan/fr-model", ["fr"]]]);
+    expect(await recommended("?type=dataset")).toEqual([]);
+    // A suppressed tag takes out every repository carrying it; someone else's preferences are their own.
+    expect(
+      (
+        await hub.request("/api/me/recommendation-suppressions", {
+          method: "POST",
+          token: tokens.carol,
+          json: { kind: "tag", value: "text-generation" },
+        })
+      ).status,
+    ).toBe(201);
+    expect(await recommended()).toEqual([["dan/fr-model", ["fr"]]]);
+    const forEve = (await recommended("", tokens.eve)).map(([id]) => id);
+    expect(forEve).toEqual(expect.arrayContaining(["dan/nsfw", "dan/boring", "carol/own", "dan/hidden-one"]));
+    expect(forEve).not.toContain("dan/secret");
+    expect(forEve).not.toContain("eve/eve-model");
+  });
+
+  it("needs a credential, refuses bad parameters and is in the OpenAPI document", async () => {
+    expect((await hub.request("/api/me/recommendations")).status).toBe(401);
+    expect((await hub.request("/api/me/recommendations?limit=500", { token: tokens.carol })).status).toBe(
+      400,
+    );
+    expect((await hub.request("/api/me/recommendations?type=mcp", { token: tokens.carol })).status).toBe(400);
+    const doc = (await (await hub.request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { operationId: string; responses: object }>>;
+    };
+    const operation = doc.paths["/api/me/recommendations"]?.get;
+    expect(operation?.operationId).toBe("account_recommendations");
+    expect(JSON.stringify(operation?.responses)).toContain("reasons");
   });
 });

@@ -51,6 +51,20 @@ export function likesRoutes({
         },
         async (request) => likes.like(repositoryOf(request), principalOf(request)),
       );
+      app.get(
+        `${base}/like`,
+        {
+          schema: {
+            operationId: `likes_state_${type}`,
+            tags,
+            summary:
+              "Whether you like a repository and how many do (what the website's like button shows); never liked without a credential.",
+            response: { 200: LikeState, 404: ApiErrorRef },
+          },
+          config: { access: repoPathAction(repos, type, "repo:read") },
+        },
+        async (request) => likes.likeState(repositoryOf(request), request.principal),
+      );
       app.delete(
         `${base}/like`,
         {

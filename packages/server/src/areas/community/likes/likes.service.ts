@@ -42,6 +42,12 @@ export function createLikesService({ db, clock, publicUrl }: LikesServiceDeps) {
       return state(repo, true);
     },
 
+    /** Whether the caller likes the repository (never, for the anonymous), and how many do. */
+    async likeState(repo: FoundRepo, principal: Principal | null): Promise<LikeState> {
+      const liked = principal ? await likesRepository.has(db, repo.row.id, principal.userId) : false;
+      return state(repo, liked);
+    },
+
     /** Takes the like back; not liking the repository already is no error. */
     async unlike(repo: FoundRepo, principal: Principal): Promise<LikeState> {
       await db.transaction().execute(async (tx) => {

@@ -81,6 +81,18 @@ describe.each(DIALECTS)("likes on %s", (dialect) => {
     expect(await count("bert")).toBe(1);
   });
 
+  it("says whether the caller likes a repository, without a credential too, and hides what it may not read", async () => {
+    const state = async (repo: string, token?: string) => {
+      const response = await hub.request(`/api/models/${repo}/like`, token ? { token } : {});
+      return [response.status, response.status === 200 ? await readJson<LikeState>(response) : null];
+    };
+    expect(await state("alice/bert", tokens.bob)).toEqual([200, { liked: true, likes: 1 }]);
+    expect(await state("alice/bert", tokens.carol)).toEqual([200, { liked: false, likes: 1 }]);
+    expect(await state("alice/bert")).toEqual([200, { liked: false, likes: 1 }]);
+    expect((await state("alice/secret", tokens.bob))[0]).toBe(404);
+    expect(await state("alice/secret", tokens.alice)).toEqual([200, { liked: false, likes: 0 }]);
+  });
+
   it("loses no like when many arrive at once", async () => {
     await create("alice", { name: "popular" });
     const handles = Array.from({ length: 12 }, (_, i) => `fan${i}`);

@@ -298,7 +298,15 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     expect(plain).not.toHaveProperty("cardData");
     expect(plain).toMatchObject({ author: "alice", likes: 0, downloads: 0, pipeline_tag: "text-generation" });
 
-    for (const field of ["xetEnabled", "usedStorage", "gguf", "inference", "widgetData", "trendingScore"]) {
+    for (const field of [
+      "xetEnabled",
+      "cardProblems",
+      "usedStorage",
+      "gguf",
+      "inference",
+      "widgetData",
+      "trendingScore",
+    ]) {
       const one = await info("alice/llama-base", `?expand[]=${field}`);
       expect(Object.keys(one).sort(), field).toEqual(["_id", field, "id"].sort());
     }

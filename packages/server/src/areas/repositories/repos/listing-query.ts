@@ -71,6 +71,7 @@ export const EXPAND_FIELDS: Record<RepoType, readonly string[]> = {
     "usedStorage",
     "widgetData",
     "xetEnabled",
+    "cardProblems",
   ],
   dataset: [
     "author",
@@ -94,6 +95,7 @@ export const EXPAND_FIELDS: Record<RepoType, readonly string[]> = {
     "trendingScore",
     "usedStorage",
     "xetEnabled",
+    "cardProblems",
   ],
   space: [
     "author",
@@ -117,6 +119,7 @@ export const EXPAND_FIELDS: Record<RepoType, readonly string[]> = {
     "trendingScore",
     "usedStorage",
     "xetEnabled",
+    "cardProblems",
   ],
   mcp: [
     "author",
@@ -132,6 +135,7 @@ export const EXPAND_FIELDS: Record<RepoType, readonly string[]> = {
     "trendingScore",
     "usedStorage",
     "xetEnabled",
+    "cardProblems",
   ],
 };
 

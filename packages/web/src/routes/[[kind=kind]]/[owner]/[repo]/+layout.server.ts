@@ -1,4 +1,4 @@
-import type { RepoInfo } from "@hub/api";
+import type { LikeState, RepoInfo } from "@hub/api";
 import { redirect } from "@sveltejs/kit";
 import { ApiFailure, asPageError, call, load as apiLoad } from "$lib/server/api";
 import { writeAccess } from "$lib/server/write";
@@ -33,12 +33,12 @@ function followRename(err: unknown, href: string, url: URL): never {
 }
 
 /** What the pages show of a repository: not its file list, which can be very long. */
-const FIELDS = ["author", "sha", "private", "gated", "createdAt", "lastModified"] as const;
+const FIELDS = ["author", "sha", "private", "gated", "createdAt", "lastModified", "likes"] as const;
 const FIELDS_QUERY = FIELDS.map((field) => `expand[]=${field}`).join("&");
 
 export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => {
   const address = addressOf(params);
-  const [{ data: repo }, { data: refs }, { data: hub }, write, inference, openDiscussions] =
+  const [{ data: repo }, { data: refs }, { data: hub }, write, inference, openDiscussions, liked] =
     await Promise.all([
       call<Pick<RepoInfo, "_id" | "id" | (typeof FIELDS)[number]>>(
         fetch,
@@ -49,6 +49,12 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => 
       writeAccess(fetch, address, locals.viewer !== null),
       address.kind === "model" ? servedModel(fetch, address.id) : Promise.resolve(null),
       openCount(fetch, address),
+      locals.viewer
+        ? call<LikeState>(fetch, `${address.api}/like`).then(
+            ({ data }) => data.liked,
+            () => false,
+          )
+        : Promise.resolve(false),
     ]);
   const defaultBranch = refs.branches.some((branch) => branch.name === "main")
     ? "main"
@@ -65,5 +71,7 @@ export const load: LayoutServerLoad = async ({ params, fetch, locals, url }) => 
     inference,
     /** Open discussions and pull requests, for the Community tab (null when the API would not say). */
     openDiscussions,
+    /** Whether the signed-in viewer likes it (the like button's state). */
+    liked,
   };
 };
