@@ -125,6 +125,39 @@ describe("discovery pages", () => {
     expect(await html("/datasets")).not.toContain('name="size"');
   });
 
+  it("leaves out of a signed-in account's listings what its preferences hide and its suppressions name", async () => {
+    const suppress = await hub.request("/api/me/recommendation-suppressions", {
+      method: "POST",
+      token: bob,
+      json: { kind: "repository", value: "alice/broken" },
+    });
+    expect(suppress.status, await suppress.clone().text()).toBeLessThan(300);
+    const hide = await hub.request("/api/me/content-preferences", {
+      method: "PUT",
+      token: bob,
+      json: { hiddenTags: ["language-fr-not-a-tag", "fr"] },
+    });
+    expect(hide.status, await hide.clone().text()).toBe(200);
+    expect(await listed("/models?sort=name", bobCookie)).toEqual(["alice/base", "alice/quant"]);
+    expect(await listed("/models?sort=name", aliceCookie)).toEqual([
+      "alice/base",
+      "alice/broken",
+      "alice/quant",
+      "alice/tuned",
+    ]);
+    // The owner's own page lists everything it holds.
+    expect(await visible("/alice", bobCookie)).toContain("alice/broken");
+    const undo = await hub.request("/api/me/content-preferences", { method: "PUT", token: bob, json: {} });
+    expect(undo.status).toBe(200);
+    const { suppressions } = await readJson<{ suppressions: Array<{ id: string }> }>(
+      await hub.request("/api/me/recommendation-suppressions", { token: bob }),
+    );
+    for (const { id } of suppressions) {
+      await hub.request(`/api/me/recommendation-suppressions/${id}`, { method: "DELETE", token: bob });
+    }
+    expect(await listed("/models?sort=name", bobCookie)).toHaveLength(4);
+  });
+
   it("likes and unlikes from the repository page, and asks the signed-out to sign in", async () => {
     const anonymous = await visible("/alice/base");
     expect(anonymous).toContain("Sign in to like");

@@ -12,9 +12,9 @@ export const load: PageServerLoad = async (event) => {
   trending.search = "?sort=trending";
   const scoped = { fetch: event.fetch, url: trending };
   const [models, datasets, spaces, recommendedModels, recommendedDatasets] = await Promise.all([
-    listing(scoped, "model", 8),
-    listing(scoped, "dataset", 8),
-    listing(scoped, "space", 8),
+    listing(scoped, "model", 8, { personalized: true }),
+    listing(scoped, "dataset", 8, { personalized: true }),
+    listing(scoped, "space", 8, { personalized: true }),
     event.locals.viewer ? recommended(event.fetch, "model") : Promise.resolve(null),
     event.locals.viewer ? recommended(event.fetch, "dataset") : Promise.resolve(null),
   ]);

@@ -50,8 +50,17 @@ const FIELDS: Record<RepoKind, string[]> = {
   space: ["author", "private", "gated", "createdAt", "lastModified", "likes", "tags", "sdk"],
 };
 
-/** Reads a listing page through `GET /api/{kind}s` with the filters, search and order in the page's query. */
-export async function listing(event: Pick<RequestEvent, "fetch" | "url">, kind: RepoKind, limit = 30) {
+/**
+ * Reads a listing page through `GET /api/{kind}s` with the filters, search and order in the page's query;
+ * `personalized` leaves out what the signed-in viewer's content preferences hide and its suppressions name
+ * (the hub's listings and home page; not a profile's own list).
+ */
+export async function listing(
+  event: Pick<RequestEvent, "fetch" | "url">,
+  kind: RepoKind,
+  limit = 30,
+  { personalized = false }: { personalized?: boolean } = {},
+) {
   const params = event.url.searchParams;
   const search = params.get("search")?.trim() ?? "";
   const author = params.get("author")?.trim() ?? "";
@@ -69,6 +78,7 @@ export async function listing(event: Pick<RequestEvent, "fetch" | "url">, kind: 
   const size = kind === "model" && sizeParam in SIZE_BUCKETS ? (sizeParam as SizeBucket) : "";
   const cursor = params.get("cursor");
   const query = new URLSearchParams({ limit: String(limit) });
+  if (personalized) query.set("personalized", "true");
   const order = LISTING_SORTS[sort];
   if (order.sort) query.set("sort", order.sort);
   if (order.direction) query.set("direction", order.direction);

@@ -1,4 +1,4 @@
 import { listing } from "$lib/server/listing";
 import type { PageServerLoad } from "./$types";
 
-export const load: PageServerLoad = (event) => listing(event, "dataset");
+export const load: PageServerLoad = (event) => listing(event, "dataset", 30, { personalized: true });
