@@ -192,55 +192,73 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
     expect(main.status).toBe(404);
   });
 
-  it("serves the same bytes to the Python client without Xet, the JavaScript client and git lfs pull", async () => {
-    const lfsFiles = ["small.bin", "big.bin", "copy/big.bin", "weights/a.safetensors", "c.bin"];
-    const expected = Object.fromEntries(
-      lfsFiles.map((name) => [name, sha256(files.get(name) ?? Buffer.alloc(0))]),
-    );
-
-    const from = hub.logs.length;
-    const viaXet = await python({ op: "download", files: lfsFiles }, { HF_HOME: path.join(work, "hf-xet") });
-    expect(viaXet.xet).toBe(true);
-    expect(Object.fromEntries(lfsFiles.map((name) => [name, viaXet[name]]))).toEqual(expected);
-    // The Python client with hf_xet read them from the CAS, not from resolve.
-    const requests = logSince(from).filter((line) => line.msg === "request");
-    const reconstructions = requests.filter((line) => line.path?.startsWith("/xet-cas/v1/reconstructions/"));
-    expect(reconstructions.length).toBeGreaterThanOrEqual(4);
-    expect(reconstructions.every((line) => line.status === 200)).toBe(true);
-    expect(
-      requests.filter((line) => line.path?.startsWith("/xet-cas/fetch/") && line.status === 206).length,
-    ).toBeGreaterThan(0);
-    expect(requests.filter((line) => line.method === "GET" && line.path?.includes("/resolve/"))).toEqual([]);
-
-    const plain = await python(
-      { op: "download", files: lfsFiles },
-      { HF_HUB_DISABLE_XET: "1", HF_HOME: path.join(work, "hf-plain") },
-    );
-    expect(plain.xet).toBe(false);
-    expect(Object.fromEntries(lfsFiles.map((name) => [name, plain[name]]))).toEqual(expected);
-
-    for (const name of lfsFiles) {
-      const blob = await downloadFile({ repo: "alice/xet", path: name, accessToken: token, hubUrl: hub.url });
-      expect(sha256(new Uint8Array((await blob?.arrayBuffer()) ?? new ArrayBuffer(0))), name).toBe(
-        expected[name],
+  it(
+    "serves the same bytes to the Python client without Xet, the JavaScript client and git lfs pull",
+    async () => {
+      const lfsFiles = ["small.bin", "big.bin", "copy/big.bin", "weights/a.safetensors", "c.bin"];
+      const expected = Object.fromEntries(
+        lfsFiles.map((name) => [name, sha256(files.get(name) ?? Buffer.alloc(0))]),
       );
-    }
 
-    const config = lfsGitConfig(work, false);
-    const gitEnv = { GIT_CONFIG_GLOBAL: config, HOME: work };
-    const clone = await git(["clone", withToken(`${hub.gitUrl}/alice/xet`, token), "clone"], work, {
-      ...gitEnv,
-      GIT_LFS_SKIP_SMUDGE: "1",
-    });
-    expect(clone.code, clone.stderr).toBe(0);
-    const dir = path.join(work, "clone");
-    expect(readFileSync(path.join(dir, "big.bin"), "utf8")).toContain(`oid sha256:${expected["big.bin"]}`);
-    const pull = await git(["lfs", "pull"], dir, gitEnv);
-    expect(pull.code, pull.stderr).toBe(0);
-    for (const name of lfsFiles)
-      expect(sha256(readFileSync(path.join(dir, name))), name).toBe(expected[name]);
-    expect(readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("regular text\n");
-  });
+      const from = hub.logs.length;
+      const viaXet = await python(
+        { op: "download", files: lfsFiles },
+        { HF_HOME: path.join(work, "hf-xet") },
+      );
+      expect(viaXet.xet).toBe(true);
+      expect(Object.fromEntries(lfsFiles.map((name) => [name, viaXet[name]]))).toEqual(expected);
+      // The Python client with hf_xet read them from the CAS, not from resolve.
+      const requests = logSince(from).filter((line) => line.msg === "request");
+      const reconstructions = requests.filter((line) =>
+        line.path?.startsWith("/xet-cas/v1/reconstructions/"),
+      );
+      expect(reconstructions.length).toBeGreaterThanOrEqual(4);
+      expect(reconstructions.every((line) => line.status === 200)).toBe(true);
+      expect(
+        requests.filter((line) => line.path?.startsWith("/xet-cas/fetch/") && line.status === 206).length,
+      ).toBeGreaterThan(0);
+      expect(requests.filter((line) => line.method === "GET" && line.path?.includes("/resolve/"))).toEqual(
+        [],
+      );
+
+      const plain = await python(
+        { op: "download", files: lfsFiles },
+        { HF_HUB_DISABLE_XET: "1", HF_HOME: path.join(work, "hf-plain") },
+      );
+      expect(plain.xet).toBe(false);
+      expect(Object.fromEntries(lfsFiles.map((name) => [name, plain[name]]))).toEqual(expected);
+
+      for (const name of lfsFiles) {
+        const blob = await downloadFile({
+          repo: "alice/xet",
+          path: name,
+          accessToken: token,
+          hubUrl: hub.url,
+        });
+        expect(sha256(new Uint8Array((await blob?.arrayBuffer()) ?? new ArrayBuffer(0))), name).toBe(
+          expected[name],
+        );
+      }
+
+      const config = lfsGitConfig(work, false);
+      const gitEnv = { GIT_CONFIG_GLOBAL: config, HOME: work };
+      const clone = await git(["clone", withToken(`${hub.gitUrl}/alice/xet`, token), "clone"], work, {
+        ...gitEnv,
+        GIT_LFS_SKIP_SMUDGE: "1",
+      });
+      expect(clone.code, clone.stderr).toBe(0);
+      const dir = path.join(work, "clone");
+      expect(readFileSync(path.join(dir, "big.bin"), "utf8")).toContain(`oid sha256:${expected["big.bin"]}`);
+      const pull = await git(["lfs", "pull"], dir, gitEnv);
+      expect(pull.code, pull.stderr).toBe(0);
+      for (const name of lfsFiles)
+        expect(sha256(readFileSync(path.join(dir, name))), name).toBe(expected[name]);
+      expect(readFileSync(path.join(dir, "notes.txt"), "utf8")).toBe("regular text\n");
+    },
+    // Four clients each read about 450 MB (the 200 MB file and its copy among them): 13 s alone, over the
+    // default 60 s when the suite's browser and Router files run beside it on two cores.
+    180_000,
+  );
 
   it("takes the JavaScript client's uploads through Xet once the LFS batch offers it, deduplicated against the Python client's", async () => {
     const fresh = randomBytes(3 * MIB);
