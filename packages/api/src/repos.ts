@@ -204,7 +204,7 @@ export const RepoDiscoveryFields = {
   cardProblems: Type.Optional(
     Type.Array(Type.String(), {
       description:
-        "What is wrong with the card's YAML front matter at the default branch, as `POST /api/validate-yaml` reports it; empty when nothing is. The push that brought it was kept.",
+        "What is wrong with the card's YAML front matter at the default branch (invalid YAML, not a mapping, a field of the wrong type); empty when nothing is. The push that brought it was kept.",
     }),
   ),
 };

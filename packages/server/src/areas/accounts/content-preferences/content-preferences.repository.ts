@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { ContentFilter } from "@hub/api";
 import type { DbOrTx } from "../../../db/database.js";
 import type { ContentPreferencesRow, RecommendationSuppressionRow } from "../../../db/schema.js";
 
@@ -6,6 +7,17 @@ import type { ContentPreferencesRow, RecommendationSuppressionRow } from "../../
 export const contentPreferencesRepository = {
   find: (db: DbOrTx, userId: string) =>
     db.selectFrom("content_preferences").selectAll().where("user_id", "=", userId).executeTakeFirst(),
+
+  /** An account's explicit preferences, read from their JSON columns (empty when it never set any). */
+  async explicit(db: DbOrTx, userId: string) {
+    const row = await contentPreferencesRepository.find(db, userId);
+    return {
+      hiddenTags: row ? (JSON.parse(row.hidden_tags) as string[]) : [],
+      languages: row ? (JSON.parse(row.languages) as string[]) : [],
+      contentFilters: row ? (JSON.parse(row.content_filters) as ContentFilter[]) : [],
+      updatedAt: row?.updated_at ?? null,
+    };
+  },
 
   async save(db: DbOrTx, row: ContentPreferencesRow) {
     const { user_id: _key, ...rest } = row;

@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import type {
-  ContentFilter,
   ContentPreferences,
   CreateRecommendationSuppression,
   LearnedInterest,
@@ -152,14 +151,11 @@ export function createContentPreferencesService({
   return {
     /** The explicit preferences and the interests learned from the caller's activity. */
     async get(principal: Principal): Promise<ContentPreferences> {
-      const row = await contentPreferencesRepository.find(db, principal.userId);
-      const hiddenTags = row ? (JSON.parse(row.hidden_tags) as string[]) : [];
+      const { updatedAt, ...explicit } = await contentPreferencesRepository.explicit(db, principal.userId);
       return {
-        hiddenTags,
-        languages: row ? (JSON.parse(row.languages) as string[]) : [],
-        contentFilters: row ? (JSON.parse(row.content_filters) as ContentFilter[]) : [],
-        learnedInterests: await learned(principal, new Set(hiddenTags)),
-        updatedAt: row?.updated_at ?? null,
+        ...explicit,
+        learnedInterests: await learned(principal, new Set(explicit.hiddenTags)),
+        updatedAt,
       };
     },
 

@@ -1,3 +1,4 @@
+import { buffer } from "node:stream/consumers";
 import type { Logger } from "pino";
 import type { Db } from "../../../db/database.js";
 import type { FoundRepo } from "../../../domain/repositories.js";
@@ -10,13 +11,6 @@ import { metadataRepository } from "./metadata.repository.js";
 
 /** A README larger than this is indexed without its text and front matter. */
 const MAX_CARD_BYTES = 1024 * 1024;
-
-/** Reads a stream whole (small reads only: headers, config files). */
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(part as Buffer);
-  return Buffer.concat(parts);
-}
 
 /**
  * Keeps what discovery knows of each repository in step with its default
@@ -60,7 +54,7 @@ export function createMetadataIndexer({
     const readStart: ReadStart = async (entry: TreeEntry, length: number) => {
       if (entry.lfs) {
         if (length <= 0) return Buffer.alloc(0);
-        return readAll(objectStore.read(entry.lfs.oid, { start: 0, end: Math.min(length, entry.size) - 1 }));
+        return buffer(objectStore.read(entry.lfs.oid, { start: 0, end: Math.min(length, entry.size) - 1 }));
       }
       return (await repoFiles.readBlob(repo.row.id, entry.oid)).subarray(0, length);
     };
@@ -146,7 +140,6 @@ export function createMetadataIndexer({
 
   return {
     listener,
-    index,
     /**
      * Indexes, one at a time, the repositories that have no metadata yet
      * (made before this hub indexed them); `findById` gives each one's record.

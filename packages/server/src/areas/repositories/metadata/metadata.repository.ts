@@ -55,17 +55,27 @@ export const metadataRepository = {
       .onConflict((oc) => oc.column("repository_id").doNothing())
       .execute(),
 
-  find: (db: DbOrTx, repositoryId: string) =>
-    db.selectFrom("repo_metadata").selectAll().where("repository_id", "=", repositoryId).executeTakeFirst(),
-
-  /** The metadata, tags and counts of several repositories, for a listing page. */
-  async ofRepositories(db: DbOrTx, ids: string[]) {
-    if (ids.length === 0) return { metadata: [], tags: [], stats: [], baseModels: [] };
+  /** The metadata, tags, counts and base models of several repositories; only the tables `needs` names are read. */
+  async ofRepositories(
+    db: DbOrTx,
+    ids: string[],
+    needs: { metadata: boolean; tags: boolean; stats: boolean; baseModels: boolean },
+  ) {
+    const read = <T>(needed: boolean, query: () => Promise<T[]>) =>
+      needed && ids.length > 0 ? query() : Promise.resolve([] as T[]);
     const [metadata, tags, stats, baseModels] = await Promise.all([
-      db.selectFrom("repo_metadata").selectAll().where("repository_id", "in", ids).execute(),
-      db.selectFrom("repo_tags").selectAll().where("repository_id", "in", ids).execute(),
-      db.selectFrom("repo_stats").selectAll().where("repository_id", "in", ids).execute(),
-      db.selectFrom("repo_base_models").selectAll().where("repository_id", "in", ids).execute(),
+      read(needs.metadata, () =>
+        db.selectFrom("repo_metadata").selectAll().where("repository_id", "in", ids).execute(),
+      ),
+      read(needs.tags, () =>
+        db.selectFrom("repo_tags").selectAll().where("repository_id", "in", ids).execute(),
+      ),
+      read(needs.stats, () =>
+        db.selectFrom("repo_stats").selectAll().where("repository_id", "in", ids).execute(),
+      ),
+      read(needs.baseModels, () =>
+        db.selectFrom("repo_base_models").selectAll().where("repository_id", "in", ids).execute(),
+      ),
     ]);
     return { metadata, tags, stats, baseModels };
   },

@@ -83,7 +83,23 @@ const COMPUTED = new Set([
   "subdomain",
 ]);
 
-export const isComputed = (field: string) => COMPUTED.has(field);
+/** Fields read from the counts, the tags and the base models; the other computed ones need the metadata row. */
+const STATS_FIELDS = new Set(["likes", "downloads", "downloadsAllTime", "trendingScore"]);
+/** Computed fields that read no table. */
+const CONSTANT_FIELDS = new Set([
+  "childrenModelCount",
+  "spaces",
+  "disabled",
+  "inferenceProviderMapping",
+  "transformersInfo",
+  "mask_token",
+  "inference",
+  "evalResults",
+  "resourceGroup",
+  "runtime",
+  "region",
+  "subdomain",
+]);
 
 type Json = Record<string, unknown>;
 
@@ -101,12 +117,20 @@ export async function discoveryFields(
   /** The Spaces that name a model in their card, when `spaces` is wanted (the listing's rules apply). */
   spacesUsing?: (repo: FoundRepo) => Promise<string[]>,
 ): Promise<Map<string, Json>> {
-  const fields = wanted.filter(isComputed);
+  const fields = wanted.filter((field) => COMPUTED.has(field));
   const result = new Map<string, Json>(repos.map((repo) => [repo.row.id, {}]));
   if (fields.length === 0) return result;
   const { metadata, tags, stats, baseModels } = await metadataRepository.ofRepositories(
     db,
     repos.map((repo) => repo.row.id),
+    {
+      metadata: fields.some(
+        (field) => !STATS_FIELDS.has(field) && !CONSTANT_FIELDS.has(field) && field !== "tags",
+      ),
+      tags: fields.includes("tags"),
+      stats: fields.some((field) => STATS_FIELDS.has(field)),
+      baseModels: fields.includes("baseModels"),
+    },
   );
   const metadataOf = new Map(metadata.map((row) => [row.repository_id, row]));
   const statsOf = new Map(stats.map((row) => [row.repository_id, row]));

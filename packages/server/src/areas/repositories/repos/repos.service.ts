@@ -277,20 +277,18 @@ export function createReposService({
       );
       const preferences =
         query.personalized && principal
-          ? await contentPreferencesRepository.find(db, principal.userId)
+          ? await contentPreferencesRepository.explicit(db, principal.userId)
           : undefined;
-      const filters = new Set<string>(
-        preferences ? (JSON.parse(preferences.content_filters) as string[]) : [],
-      );
+      const filters = new Set<string>(preferences?.contentFilters ?? []);
       const rows = await reposRepository.listVisible(db, {
         type,
         viewerIds: principal ? [principal.userId, ...roles.keys()] : [],
-        ...(query.personalized && principal
+        ...(preferences && principal
           ? {
               personal: {
                 userId: principal.userId,
                 hiddenTags: [
-                  ...(preferences ? (JSON.parse(preferences.hidden_tags) as string[]) : []),
+                  ...preferences.hiddenTags,
                   ...(filters.has("not-for-all-audiences") ? ["not-for-all-audiences"] : []),
                 ],
                 hideGated: filters.has("gated"),
