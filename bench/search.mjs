@@ -142,14 +142,17 @@ async function seedSqlite(file, count, owners) {
         .join(", ")})`,
     ));
   const tag = db.prepare("insert into repo_tags (repository_id, tag) values (?, ?)");
-  const search = db.prepare("insert into repo_search (repository_id, card) values (?, ?)");
+  // The card table is keyed by the key a trigger gave the repository (migration 0031).
+  const search = db.prepare(
+    "insert into repo_search (rowid, card) select key, ? from repo_keys where repository_id = ?",
+  );
   const batch = db.transaction((rows) => {
     for (const row of rows) {
       statementFor("repositories", row.repository).run(row.repository);
       statementFor("repo_stats", row.stats).run(row.stats);
       statementFor("repo_metadata", row.metadata).run(row.metadata);
       for (const t of row.tags) tag.run(row.repository.id, t);
-      search.run(row.repository.id, row.card);
+      search.run(row.card, row.repository.id);
     }
   });
   const rows = [];

@@ -71,6 +71,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0028-discovery",
         "0029-likes-and-collections",
         "0030-listing-indexes",
+        "0031-name-search",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

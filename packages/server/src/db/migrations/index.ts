@@ -29,6 +29,7 @@ import { changeCounters } from "./0027-change-counters.js";
 import { discovery } from "./0028-discovery.js";
 import { listingIndexes } from "./0030-listing-indexes.js";
 import { likesAndCollections } from "./0029-likes-and-collections.js";
+import { nameSearch } from "./0031-name-search.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   "0028-discovery": discovery,
   "0029-likes-and-collections": likesAndCollections,
   "0030-listing-indexes": listingIndexes,
+  "0031-name-search": nameSearch,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

@@ -30,14 +30,19 @@ export const metadataRepository = {
         .values(baseModels.map((base) => ({ repository_id: id, ...base })))
         .execute();
     }
-    await sql`delete from repo_search where repository_id = ${id}`.execute(db);
-    if (cardText.trim() !== "") {
-      if (isPostgres(db)) {
+    if (isPostgres(db)) {
+      await sql`delete from repo_search where repository_id = ${id}`.execute(db);
+      if (cardText.trim() !== "") {
         await sql`insert into repo_search (repository_id, document)
           values (${id}, to_tsvector('english', ${cardText}))`.execute(db);
-      } else {
-        await sql`insert into repo_search (repository_id, card) values (${id}, ${cardText})`.execute(db);
       }
+      return;
+    }
+    // SQLite's card table is keyed by the repository's key in repo_keys (migration 0031).
+    const key = sql`(select key from repo_keys where repository_id = ${id})`;
+    await sql`delete from repo_search where rowid = ${key}`.execute(db);
+    if (cardText.trim() !== "") {
+      await sql`insert into repo_search (rowid, card) values (${key}, ${cardText})`.execute(db);
     }
   },
 

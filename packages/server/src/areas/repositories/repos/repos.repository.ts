@@ -1,65 +1,162 @@
-import { sql } from "kysely";
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from "kysely";
 import { cachedRead } from "../../../db/cached-read.js";
 import type { DbOrTx } from "../../../db/database.js";
-import type { RepositoryRow } from "../../../db/schema.js";
 import { isPostgres } from "../../../db/dialect.js";
+import type { Database, RepositoryRow } from "../../../db/schema.js";
 import type { SortKey } from "./listing-query.js";
+import {
+  cardHolds,
+  countCards,
+  idCandidates,
+  idHolds,
+  MAX_RANKED_CARDS,
+  noCards,
+  rankedCards,
+  searchWords,
+} from "./search-sql.js";
 
-/** The words of a search, for full-text search (at most 10; punctuation and operators are not passed on). */
-export function searchWords(search: string): string[] {
-  return [...new Set(search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 10);
+/** What a listing asks of the repositories of a kind (see `reposRepository.listVisible`). */
+export interface ListingQuery {
+  type: string;
+  viewerIds: string[];
+  author?: string;
+  search?: string;
+  tags: string[];
+  parameters?: { min?: number; max?: number };
+  gated?: boolean;
+  /** What the caller's content preferences and suppressions leave out of its listing. */
+  personal?: {
+    userId: string;
+    hiddenTags: string[];
+    hideGated: boolean;
+    requireLicense: boolean;
+    requireCard: boolean;
+  };
+  sort: SortKey;
+  sorted: boolean;
+  descending: boolean;
+  offset: number;
+  limit: number;
 }
 
-/** The most relevant cards a search looks at; a word in more cards than this lists the most relevant ones. */
-const MAX_CARD_MATCHES = 1000;
+/** A search's common table expressions: the cards that hold its words, and the repositories it may list. */
+type SearchTables = {
+  card_match: { repository_id: string; rank: number };
+  candidates: { repository_id: string };
+};
+type ListingDb = Database & SearchTables;
+/** A listing's query: repositories with their counts, read in an order one of the callers chooses. */
+type Listed = SelectQueryBuilder<ListingDb, "repositories" | "repo_stats", object>;
 
 /**
- * Repositories whose card holds every word, with a rank (lower is more relevant) on either dialect; in
- * parentheses, as the body of a common table expression.
+ * The repositories of a listing, read in the order of an index: by the counts' index for a sort by a count
+ * (CROSS JOIN keeps SQLite's loop there, so the page's end stops the walk; left to itself the planner at
+ * times reads every repository and sorts them), otherwise by the repositories' own.
  */
-function cardMatches(db: DbOrTx, words: string[]) {
+function listed(listing: Kysely<ListingDb> | Transaction<ListingDb>, byCount: boolean): Listed {
+  return byCount
+    ? listing
+        .selectFrom("repo_stats")
+        .crossJoin("repositories")
+        .whereRef("repositories.id", "=", "repo_stats.repository_id")
+    : listing
+        .selectFrom("repositories")
+        .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id");
+}
+
+/**
+ * Joins the listed repositories' owners, counts and metadata, and keeps those of the kind the caller can
+ * possibly see (public, its own, or its organizations') that pass the listing's filters.
+ */
+function visible(from: Listed, query: ListingQuery) {
+  const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
+  let select = from
+    .leftJoin("users", "users.id", "repositories.owner_id")
+    .leftJoin("organizations", "organizations.id", "repositories.owner_id")
+    .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
+    .selectAll("repositories")
+    .select(ownerHandle.as("owner_handle"))
+    .where("repositories.type", "=", query.type)
+    .where((eb) =>
+      query.viewerIds.length > 0
+        ? eb.or([eb("repositories.private", "=", 0), eb("repositories.owner_id", "in", query.viewerIds)])
+        : eb("repositories.private", "=", 0),
+    );
+  if (query.author) select = select.where(ownerHandle, "=", query.author);
+  if (query.gated !== undefined) {
+    select = select.where("repositories.gated", query.gated ? "is not" : "is", null);
+  }
+  for (const tag of query.tags) {
+    select = select.where(
+      sql<boolean>`exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+    );
+  }
+  const personal = query.personal;
+  if (personal) {
+    for (const tag of personal.hiddenTags) {
+      select = select.where(
+        sql<boolean>`not exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
+      );
+    }
+    if (personal.hideGated) select = select.where("repositories.gated", "is", null);
+    if (personal.requireLicense) select = select.where("repo_metadata.license", "is not", null);
+    if (personal.requireCard) select = select.where("repo_metadata.card_data", "is not", null);
+    select = select.where(
+      sql<boolean>`not exists (select 1 from recommendation_suppressions s where s.user_id = ${personal.userId} and (
+        (s.kind = 'repository' and s.value = repositories.id)
+        or (s.kind = 'author' and s.value = repositories.owner_id)
+        or (s.kind = 'tag' and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = s.value))))`,
+    );
+  }
+  if (query.parameters?.min !== undefined) {
+    select = select.where("repo_metadata.num_parameters", ">=", query.parameters.min);
+  }
+  if (query.parameters?.max !== undefined) {
+    select = select.where("repo_metadata.num_parameters", "<=", query.parameters.max);
+  }
+  return select;
+}
+
+/**
+ * The repositories among a search's candidates (the cards that hold its words, and the ids that may hold
+ * its text, read from indexes), with each card's rank. Both are materialized, so the full-text query runs
+ * once. SQLite loops over the candidates (CROSS JOIN keeps that order); PostgreSQL reads them through
+ * `= any(array(…))`, whose length its planner takes for a few ids (a join to the candidates it took for
+ * many, and read every repository; an OR of the tests it ran on every repository).
+ */
+function candidatesListed(
+  db: DbOrTx,
+  listing: Kysely<ListingDb> | Transaction<ListingDb>,
+  cards: RawBuilder<{ repository_id: string; rank: number }>,
+  query: { type: string; search: string },
+): Listed {
+  const ctes = listing
+    .with(
+      (cte) => cte("card_match").materialized(),
+      () => cards,
+    )
+    .with(
+      (cte) => cte("candidates").materialized(),
+      () =>
+        sql<{
+          repository_id: string;
+        }>`(select repository_id from card_match union select repository_id from ${idCandidates(db, query.type, query.search)} ids)`,
+    );
   if (isPostgres(db)) {
-    const query = words.join(" & ");
-    return sql<{
-      repository_id: string;
-      rank: number;
-    }>`(select repository_id, -ts_rank(document, to_tsquery('english', ${query})) as rank
-      from repo_search where document @@ to_tsquery('english', ${query})
-      order by rank limit ${MAX_CARD_MATCHES})`;
+    return ctes
+      .selectFrom("repositories")
+      .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
+      .leftJoin("card_match", "card_match.repository_id", "repositories.id")
+      .where(
+        sql<boolean>`repositories.id = any(array(select repository_id from candidates))`,
+      ) as unknown as Listed;
   }
-  const query = words.map((word) => `"${word}"`).join(" ");
-  return sql<{ repository_id: string; rank: number }>`(select repository_id, bm25(repo_search) as rank
-    from repo_search where repo_search match ${query} order by rank limit ${MAX_CARD_MATCHES})`;
-}
-
-/** No repositories: the card match of a listing without a search. */
-const noMatches = () =>
-  sql<{
-    repository_id: string;
-    rank: number;
-  }>`(select repository_id, 0.0 as rank from repo_stats where 1 = 0)`;
-
-/** `text` as a LIKE pattern's literal part. */
-const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * Whether a repository's id (`owner/name`, both lower-case by their rules) contains `search` (lower-cased):
- * a text with a `/` spans the owner's end and the name's start; one without is in the name or the owner's
- * handle, whose accounts and organizations are looked up once, not joined per repository.
- */
-function idMatch(search: string) {
-  const slash = search.indexOf("/");
-  if (slash >= 0) {
-    const owner = `%${literal(search.slice(0, slash))}`;
-    const name = `${literal(search.slice(slash + 1))}%`;
-    return sql<boolean>`(repositories.name like ${name} escape '\\' and repositories.owner_id in (
-      select id from users where handle like ${owner} escape '\\'
-      union all select id from organizations where handle like ${owner} escape '\\'))`;
-  }
-  const pattern = `%${literal(search)}%`;
-  return sql<boolean>`(repositories.name like ${pattern} escape '\\' or repositories.owner_id in (
-    select id from users where handle like ${pattern} escape '\\'
-    union all select id from organizations where handle like ${pattern} escape '\\'))`;
+  return ctes
+    .selectFrom("candidates")
+    .crossJoin("repositories")
+    .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
+    .leftJoin("card_match", "card_match.repository_id", "repositories.id")
+    .whereRef("repositories.id", "=", "candidates.repository_id") as unknown as Listed;
 }
 
 /** SQL for repositories and the namespaces (users and organizations) that own them. */
@@ -102,121 +199,98 @@ export const reposRepository = {
    * The caller's credential may narrow this further; the service asks the
    * authorization rules per row.
    */
-  listVisible(
-    db: DbOrTx,
-    query: {
-      type: string;
-      viewerIds: string[];
-      author?: string;
-      search?: string;
-      tags: string[];
-      parameters?: { min?: number; max?: number };
-      gated?: boolean;
-      /** What the caller's content preferences and suppressions leave out of its listing. */
-      personal?: {
-        userId: string;
-        hiddenTags: string[];
-        hideGated: boolean;
-        requireLicense: boolean;
-        requireCard: boolean;
-      };
-      sort: SortKey;
-      sorted: boolean;
-      descending: boolean;
-      offset: number;
-      limit: number;
-    },
-  ) {
-    const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
-    const fullName = sql<string>`coalesce(users.handle, organizations.handle) || '/' || repositories.name`;
-    const words = query.search ? searchWords(query.search) : [];
-    // The card's matches are computed once (materialized), then joined by id: as a derived table SQLite
-    // would run the full-text query again for every repository.
-    let select = db
-      .with(
-        (cte) => cte("card_match").materialized(),
-        () => (words.length > 0 ? cardMatches(db, words) : noMatches()),
-      )
-      .selectFrom("repositories")
-      .leftJoin("users", "users.id", "repositories.owner_id")
-      .leftJoin("organizations", "organizations.id", "repositories.owner_id")
-      .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
-      .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
-      .leftJoin("card_match", "card_match.repository_id", "repositories.id")
-      .selectAll("repositories")
-      .select(ownerHandle.as("owner_handle"))
-      .where("repositories.type", "=", query.type)
-      .where((eb) =>
-        query.viewerIds.length > 0
-          ? eb.or([eb("repositories.private", "=", 0), eb("repositories.owner_id", "in", query.viewerIds)])
-          : eb("repositories.private", "=", 0),
-      );
-    if (query.author) select = select.where(ownerHandle, "=", query.author);
-    if (query.gated !== undefined) {
-      select = select.where("repositories.gated", query.gated ? "is not" : "is", null);
-    }
-    for (const tag of query.tags) {
-      select = select.where(
-        sql<boolean>`exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
-      );
-    }
-    const personal = query.personal;
-    if (personal) {
-      for (const tag of personal.hiddenTags) {
-        select = select.where(
-          sql<boolean>`not exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = ${tag})`,
-        );
-      }
-      if (personal.hideGated) select = select.where("repositories.gated", "is", null);
-      if (personal.requireLicense) select = select.where("repo_metadata.license", "is not", null);
-      if (personal.requireCard) select = select.where("repo_metadata.card_data", "is not", null);
-      select = select.where(
-        sql<boolean>`not exists (select 1 from recommendation_suppressions s where s.user_id = ${personal.userId} and (
-          (s.kind = 'repository' and s.value = repositories.id)
-          or (s.kind = 'author' and s.value = repositories.owner_id)
-          or (s.kind = 'tag' and exists (select 1 from repo_tags where repo_tags.repository_id = repositories.id and repo_tags.tag = s.value))))`,
-      );
-    }
-    if (query.parameters?.min !== undefined) {
-      select = select.where("repo_metadata.num_parameters", ">=", query.parameters.min);
-    }
-    if (query.parameters?.max !== undefined) {
-      select = select.where("repo_metadata.num_parameters", "<=", query.parameters.max);
-    }
+  async listVisible(db: DbOrTx, query: ListingQuery) {
     const search = query.search?.toLowerCase();
-    if (search) {
-      const nameMatch = idMatch(search);
-      // A card's text counts only where the caller may read the card: a gated repository's past its gate.
-      const viewer = query.viewerIds[0] ?? null;
-      const cardReadable = sql<boolean>`(repositories.gated is null${
-        query.viewerIds.length > 0 ? sql` or repositories.owner_id in (${sql.join(query.viewerIds)})` : sql``
-      }${
-        viewer
-          ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
-          : sql``
-      })`;
-      // The card's matches as a set the scan probes (one hashed lookup per repository), not a join it filters.
-      select = select.where(
-        sql<boolean>`(${nameMatch} or (repositories.id in (select repository_id from card_match) and ${cardReadable}))`,
-      );
-      if (!query.sorted) {
-        // Relevance: names that match first (exact, then containing), then the card's rank.
-        select = select
-          .orderBy(sql`case when repositories.name = ${search} then 0 when ${nameMatch} then 1 else 2 end`)
-          .orderBy(sql`coalesce(card_match.rank, 0)`);
-      }
-    }
     const direction = query.descending ? sql`desc` : sql`asc`;
-    const order =
+    const sortKey =
       query.sort === "full_name"
-        ? sql`${fullName} ${direction}`
+        ? sql`coalesce(users.handle, organizations.handle) || '/' || repositories.name ${direction}`
         : query.sort === "num_parameters" || query.sort === "total_size"
           ? // Repositories without the figure come last either way.
             sql`${sql.ref(`repo_metadata.${query.sort}`)} is null, ${sql.ref(`repo_metadata.${query.sort}`)} ${direction}`
           : query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score"
             ? sql`${sql.ref(`repo_stats.${query.sort}`)} ${direction}`
             : sql`${sql.ref(`repositories.${query.sort}`)} ${direction}`;
-    return select.orderBy(order).orderBy("repositories.id").offset(query.offset).limit(query.limit).execute();
+    const listing = db.withTables<SearchTables>();
+    // Walked by a count's index when sorted by one; an author's few repositories are read by theirs.
+    const byCount =
+      !query.author &&
+      (query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score");
+    if (!search) {
+      return visible(listed(listing, byCount), query)
+        .orderBy(sortKey)
+        .orderBy("repositories.id")
+        .offset(query.offset)
+        .limit(query.limit)
+        .execute();
+    }
+
+    const words = searchWords(search);
+    const idMatches = idHolds(db, search);
+    const relevance = sql`case when repositories.name = ${search} then 0 when ${idMatches} then 1 else 2 end`;
+    // A card's text counts only where the caller may read the card: a gated repository's past its gate.
+    const viewer = query.viewerIds[0] ?? null;
+    const cardReadable = sql<boolean>`(repositories.gated is null${
+      query.viewerIds.length > 0 ? sql` or repositories.owner_id in (${sql.join(query.viewerIds)})` : sql``
+    }${
+      viewer
+        ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
+        : sql``
+    })`;
+    const manyCards =
+      words.length > 0 && (await countCards(db, words, MAX_RANKED_CARDS + 1)) > MAX_RANKED_CARDS;
+
+    if (!manyCards) {
+      // Few cards hold the words: the candidates (those cards, and the ids that may hold the text) are
+      // read from the indexes, then joined, filtered and sorted.
+      return visible(
+        candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : noCards(), {
+          type: query.type,
+          search,
+        }),
+        query,
+      )
+        .where(sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`)
+        .$if(!query.sorted, (qb) => qb.orderBy(relevance).orderBy(sql`coalesce(card_match.rank, 0)`))
+        .orderBy(sortKey)
+        .orderBy("repositories.id")
+        .offset(query.offset)
+        .limit(query.limit)
+        .execute();
+    }
+
+    // Many cards hold the words: the listing is walked in its order and each repository's card tested,
+    // which stops at the page's end. Asked for no order, ids that hold the text come first (by relevance,
+    // then trending), then the cards by trending: two walks, the second only past the first's end.
+    const cardMatches = sql<boolean>`(${cardHolds(db, words)} and ${cardReadable})`;
+    if (query.sorted) {
+      return visible(listed(listing, byCount), query)
+        .where(sql<boolean>`(${idMatches} or ${cardMatches})`)
+        .orderBy(sortKey)
+        .orderBy("repositories.id")
+        .offset(query.offset)
+        .limit(query.limit)
+        .execute();
+    }
+    const end = query.offset + query.limit;
+    const byId = await visible(candidatesListed(db, listing, noCards(), { type: query.type, search }), query)
+      .where(idMatches)
+      .orderBy(relevance)
+      .orderBy("repo_stats.trending_score", "desc")
+      .orderBy("repositories.id")
+      .limit(end)
+      .execute();
+    const fromIds = byId.slice(query.offset);
+    if (byId.length === end) return fromIds;
+    const byCard = await visible(listed(listing, !query.author), query)
+      .where(sql<boolean>`not ${idMatches}`)
+      .where(cardMatches)
+      .orderBy("repo_stats.trending_score", "desc")
+      .orderBy("repositories.id")
+      .offset(Math.max(0, query.offset - byId.length))
+      .limit(query.limit - fromIds.length)
+      .execute();
+    return [...fromIds, ...byCard];
   },
 
   setPrivate: (db: DbOrTx, id: string, isPrivate: boolean, at: string) =>
