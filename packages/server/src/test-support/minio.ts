@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import type { Dialect } from "./databases.js";
 import { freePorts } from "./hub-process.js";
 
 /** The MinIO the tests run, built by `.ci/run` (`go install github.com/minio/minio@<pinned version>`). */
@@ -124,3 +125,13 @@ export async function storeFor(
   const minio = await startMinio();
   return { env: minio.env(await minio.createBucket()), stop: () => minio.stop() };
 }
+
+/**
+ * The runs of every LFS and file-API suite: both dialects on the local store, and PostgreSQL (what a
+ * deployment on S3 runs) on MinIO. The store does not depend on the dialect, so one run covers it.
+ */
+export const STORE_SUITES = [
+  { dialect: "sqlite", store: "local" },
+  { dialect: "postgres", store: "local" },
+  { dialect: "postgres", store: "s3" },
+] as const satisfies ReadonlyArray<{ dialect: Dialect; store: StoreKind }>;
