@@ -29,7 +29,7 @@ describe("the web site on an S3 object store", () => {
     await objects?.stop();
   });
 
-  it("renders a card stored in LFS, read through the presigned URL", async () => {
+  it("renders a card stored in LFS, read through the presigned URL, or streamed by the hub when presigning is off", async () => {
     const card = Buffer.from("# Stored in the bucket\n\nRead through a presigned URL.\n");
     const oid = createHash("sha256").update(card).digest("hex");
     // The object as an LFS upload leaves it: in the store, linked to the repository.
@@ -42,5 +42,41 @@ describe("the web site on an S3 object store", () => {
     const resolved = await hub.request("/alice/card/resolve/main/README.md", { token, redirect: "manual" });
     expect(resolved.status).toBe(302);
     expect(await pageText(hub, "/alice/card")).toContain("Read through a presigned URL.");
+
+    // With HUB_S3_PRESIGNED_DOWNLOADS=0 (a store clients cannot reach) the hub streams the bytes itself.
+    const streaming = await startInProcessHub({
+      dialect: "sqlite",
+      env: { ...objects.env, HUB_S3_PRESIGNED_DOWNLOADS: "0" },
+    });
+    try {
+      await streaming.createUser("alice");
+      const own = await streaming.createToken("alice");
+      const created = await streaming.request("/api/repos", {
+        method: "POST",
+        token: own,
+        json: { repo_id: "alice/card" },
+      });
+      expect(created.status).toBe(201);
+      const id = (
+        await readJson<{ _id: string }>(await streaming.request("/api/models/alice/card", { token: own }))
+      )._id;
+      await lfsObjectsRepository.link(streaming.db, id, oid, card.length, new Date().toISOString());
+      await commitFiles(streaming, own, "alice/card", { "README.md": pointer });
+      const whole = await streaming.request("/alice/card/resolve/main/README.md", {
+        token: own,
+        redirect: "manual",
+      });
+      expect(whole.status).toBe(200);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(card)).toBe(true);
+      const part = await streaming.request("/alice/card/resolve/main/README.md", {
+        token: own,
+        redirect: "manual",
+        headers: { range: "bytes=2-7" },
+      });
+      expect(part.status).toBe(206);
+      expect(await part.text()).toBe("Stored");
+    } finally {
+      await streaming.stop();
+    }
   });
 });

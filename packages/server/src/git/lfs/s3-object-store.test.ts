@@ -125,6 +125,14 @@ describe("the S3 object store on MinIO", () => {
     expect(() => store.namespace("../x")).toThrow();
   });
 
+  it("stores an empty object", async () => {
+    const oid = sha256(Buffer.alloc(0));
+    await store.write(oid, 0, body(Buffer.alloc(0)));
+    expect(await store.size(oid)).toBe(0);
+    expect((await buffer(store.read(oid))).length).toBe(0);
+    await store.remove(oid);
+  });
+
   it("fails a read of an object that is not there", async () => {
     await expect(buffer(store.read("0".repeat(64)))).rejects.toThrow();
   });
