@@ -8,6 +8,36 @@ export type Surface = (typeof SURFACES)[number];
 
 export type DatabaseConfig = { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
 
+/** Credentials for the S3-compatible store, when the environment names them (otherwise the SDK's own chain). */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * Where LFS and Xet objects live: the data dir (the default), or a bucket of an S3-compatible service
+ * (`HUB_OBJECT_STORE=s3://bucket/prefix`; docs/storage.md).
+ */
+export type ObjectStoreConfig =
+  | { kind: "local" }
+  | {
+      kind: "s3";
+      bucket: string;
+      /** Prepended to every key: empty, or ending in `/`. */
+      prefix: string;
+      /** The service's URL (`HUB_S3_ENDPOINT`), or null for AWS's own endpoint of the region. */
+      endpoint: string | null;
+      /** The endpoint presigned download URLs name, when clients reach the store at another address. */
+      publicEndpoint: string | null;
+      region: string;
+      /** Bucket in the path rather than the host name, as MinIO and most self-hosted services need. */
+      forcePathStyle: boolean;
+      /** Whether LFS downloads and `resolve` redirect clients to presigned URLs, or stream through the hub. */
+      presignedDownloads: boolean;
+      credentials: S3Credentials | null;
+    };
+
 export interface RateLimitConfig {
   /** Requests allowed per credential (or per IP when anonymous) in one window. */
   limit: number;
@@ -107,6 +137,7 @@ export interface Config {
   ports: Record<Surface, number>;
   dataDir: string;
   database: DatabaseConfig;
+  objectStore: ObjectStoreConfig;
   /**
    * Whether serving processes keep hot reads until the database changes
    * (`HUB_DISABLE_READ_CACHE=1` turns it off, to rule it out when debugging).
@@ -188,6 +219,53 @@ function databaseConfig(env: Env, dataDir: string): DatabaseConfig {
   throw new ConfigError(
     "HUB_DATABASE_URL must start with postgres:// (PostgreSQL) or sqlite: (a SQLite file path).",
   );
+}
+
+function endpointUrl(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http:// or https:// URL; got "${raw}".`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new ConfigError(`${name} must be an http:// or https:// URL; got "${raw}".`);
+  return parsed.href.replace(/\/$/, "");
+}
+
+/** `HUB_OBJECT_STORE` and the `HUB_S3_*` settings; credentials come from `AWS_*` or the SDK's usual sources. */
+export function objectStoreConfig(env: Env): ObjectStoreConfig {
+  const raw = env.HUB_OBJECT_STORE;
+  if (!raw || raw === "local") return { kind: "local" };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  const prefix = (match?.[2] ?? "").replace(/\/+$/, "");
+  if (!match?.[1] || prefix.startsWith("/") || prefix.includes("//")) {
+    throw new ConfigError(
+      `HUB_OBJECT_STORE must be "local" or s3://BUCKET[/PREFIX] (a bucket name of 3 to 63 lower-case letters, digits, dots and dashes); got "${raw}".`,
+    );
+  }
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  return {
+    kind: "s3",
+    bucket: match[1],
+    prefix: prefix === "" ? "" : `${prefix}/`,
+    endpoint: endpointUrl(env, "HUB_S3_ENDPOINT"),
+    publicEndpoint: endpointUrl(env, "HUB_S3_PUBLIC_ENDPOINT"),
+    region: env.HUB_S3_REGION || env.AWS_REGION || "us-east-1",
+    forcePathStyle: flag(env, "HUB_S3_FORCE_PATH_STYLE"),
+    presignedDownloads: !env.HUB_S3_PRESIGNED_DOWNLOADS || flag(env, "HUB_S3_PRESIGNED_DOWNLOADS"),
+    credentials:
+      accessKeyId && secretAccessKey
+        ? {
+            accessKeyId,
+            secretAccessKey,
+            ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+          }
+        : null,
+  };
 }
 
 function publicUrl(env: Env, name: string, fallback: string, protocols: string[]): string {
@@ -300,6 +378,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ports,
     dataDir,
     database: databaseConfig(env, dataDir),
+    objectStore: objectStoreConfig(env),
     readCache: !flag(env, "HUB_DISABLE_READ_CACHE"),
     redisUrl: env.HUB_REDIS_URL || null,
     redisPrefix: env.HUB_REDIS_PREFIX || "hub:",

@@ -32,7 +32,7 @@ import { createTokensService } from "../areas/accounts/tokens/tokens.service.js"
 import { createDeviceService } from "../areas/accounts/device/device.service.js";
 import { createAuthenticator, createCredentialResolver } from "../auth/authenticate.js";
 import { loadServerKey } from "../auth/server-key.js";
-import { createLocalObjectStore } from "../git/lfs/local-object-store.js";
+import { createObjectStore } from "../git/lfs/create-object-store.js";
 import { createMultipartStaging } from "../git/lfs/multipart-staging.js";
 import { createLfsService } from "../git/lfs/lfs.service.js";
 import { createLfsLocksService } from "../git/lfs/lfs-locks.service.js";
@@ -175,7 +175,7 @@ export async function createHub(
     publicUrl: config.publicUrl,
   });
   const storage = createRepoStorage(config.dataDir);
-  const objectStore = createLocalObjectStore(config.dataDir);
+  const objectStore = createObjectStore(config);
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));

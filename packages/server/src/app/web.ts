@@ -181,6 +181,18 @@ export async function webRoutes({
         remoteAddress: ip,
         ...(request.body ? { payload: Buffer.from(await request.arrayBuffer()) } : {}),
       });
+      const location = answer.headers.location;
+      if (
+        answer.statusCode === 302 &&
+        request.method === "GET" &&
+        typeof location === "string" &&
+        /\/resolve\//.test(url.pathname) &&
+        new URL(location, origin).origin !== origin
+      ) {
+        // A file the object store serves itself (a presigned URL, docs/storage.md): read from there, as a client would.
+        const range = request.headers.get("range");
+        return fetch(location, range ? { headers: { range } } : {});
+      }
       const responseHeaders = new Headers();
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value === undefined) continue;

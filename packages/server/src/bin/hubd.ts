@@ -4,6 +4,10 @@ import { TOKEN_ROLES, type TokenRole } from "@hub/api";
 import { ConfigError, SURFACES, loadConfig, withFreePorts, type Surface } from "../config.js";
 import { HubError } from "../errors.js";
 import { createHub } from "../app/create-hub.js";
+import { XORB_NAMESPACE } from "../areas/repositories/xet/xet.service.js";
+import { createObjectStore } from "../git/lfs/create-object-store.js";
+import { createLocalObjectStore } from "../git/lfs/local-object-store.js";
+import { migrateObjects, type MigrationReport } from "../git/lfs/migrate-objects.js";
 import { createLogger, serve } from "../main.js";
 
 const USAGE = `Usage: hubd <command>
@@ -27,6 +31,9 @@ const USAGE = `Usage: hubd <command>
         [--holder NAME] [--email EMAIL] [--country CC]
                                           record the masked payment method on file (never a card number)
   billing payment-method remove USER      forget it
+  storage migrate --to s3://BUCKET[/PREFIX]
+                                          copy the data dir's LFS and Xet objects to an S3-compatible store
+                                          (HUB_S3_* settings), verifying each; run it again after an interruption
 
 Configuration comes from HUB_* environment variables; see docs/configuration.md.`;
 
@@ -288,6 +295,31 @@ async function main(argv: string[]): Promise<void> {
     const { positionals } = parse(rest.slice(1), {}, 1);
     await withHub((hub) => hub.billing.removePaymentMethod(positionals[0] ?? ""));
     process.stdout.write(`${positionals[0]} has no payment method on file\n`);
+    return;
+  }
+  if (command === "storage" && sub === "migrate") {
+    const { values } = parse(rest, { to: { type: "string" } }, 0);
+    const to = str(values.to);
+    if (!to?.startsWith("s3://")) throw new UsageError("storage migrate needs --to s3://BUCKET[/PREFIX].");
+    const config = loadConfig();
+    const target = loadConfig({ ...process.env, HUB_OBJECT_STORE: to });
+    const done = (report: MigrationReport) => report.copied + report.present + report.failed.length;
+    const report = await migrateObjects(
+      createLocalObjectStore(config.dataDir),
+      createObjectStore(target),
+      [XORB_NAMESPACE],
+      (progress) => {
+        if (done(progress) % 1000 === 0) process.stderr.write(`hubd: ${done(progress)} objects so far\n`);
+      },
+    );
+    for (const failure of report.failed) {
+      const name = failure.namespace ? `${failure.namespace}/${failure.key}` : failure.key;
+      process.stderr.write(`hubd: ${name} was not copied: ${failure.reason}\n`);
+    }
+    process.stdout.write(
+      `copied ${report.copied} objects (${report.copiedBytes} bytes), ${report.present} already there and verified, ${report.failed.length} failed\n`,
+    );
+    if (report.failed.length > 0) process.exitCode = 1;
     return;
   }
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {

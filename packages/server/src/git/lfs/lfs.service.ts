@@ -12,10 +12,13 @@ import type { RangedBody } from "../../http/ranged-response.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
 import type { MultipartStaging } from "./multipart-staging.js";
 import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
-import { signTransferUrl, verifyTransferUrl, type TransferGrant } from "./transfer-url.js";
+import {
+  signTransferUrl,
+  TRANSFER_URL_TTL_SECONDS,
+  verifyTransferUrl,
+  type TransferGrant,
+} from "./transfer-url.js";
 
-/** How long an action href stays valid; long enough to start a large transfer, short enough to limit a leaked URL. */
-const HREF_TTL_SECONDS = 3600;
 /** Objects over this size go in parts when the client offers the Hugging Face multipart transfer. */
 export const MULTIPART_CHUNK_SIZE = 64 * 1024 * 1024;
 
@@ -92,12 +95,19 @@ export function createLfsService(deps: LfsServiceDeps) {
       if (request.operation === "download") {
         if (linkedSize === undefined)
           return { oid, size, error: { code: 404, message: "Object does not exist in this repository." } };
-        const download = { href: href("objects", oid, linkedSize), expires_in: HREF_TTL_SECONDS };
+        // A store clients reach gives a presigned URL: the bytes go straight from it, and the access the batch
+        // just checked is the grant, until the URL expires. Otherwise the hub's own href, checked again at use.
+        const download = {
+          href: store.signedDownloadUrl
+            ? await store.signedDownloadUrl(oid, { expiresInSeconds: TRANSFER_URL_TTL_SECONDS })
+            : href("objects", oid, linkedSize),
+          expires_in: TRANSFER_URL_TTL_SECONDS,
+        };
         return { oid, size: linkedSize, authenticated: true, actions: { download } };
       }
       if (linkedSize === size && (await store.size(oid)) === size) return { oid, size, authenticated: true };
       if (xet) return { oid, size, authenticated: true, actions: { upload: xet } };
-      const verify = { href: href("verify", oid, size), expires_in: HREF_TTL_SECONDS };
+      const verify = { href: href("verify", oid, size), expires_in: TRANSFER_URL_TTL_SECONDS };
       if (multipart && size > MULTIPART_CHUNK_SIZE) {
         const session = randomBytes(8).toString("hex");
         const header: Record<string, string> = { chunk_size: String(MULTIPART_CHUNK_SIZE) };
@@ -106,11 +116,11 @@ export function createLfsService(deps: LfsServiceDeps) {
         const upload = {
           href: href("complete", oid, size, { session }),
           header,
-          expires_in: HREF_TTL_SECONDS,
+          expires_in: TRANSFER_URL_TTL_SECONDS,
         };
         return { oid, size, authenticated: true, actions: { upload, verify } };
       }
-      const upload = { href: href("objects", oid, size), expires_in: HREF_TTL_SECONDS };
+      const upload = { href: href("objects", oid, size), expires_in: TRANSFER_URL_TTL_SECONDS };
       return { oid, size, authenticated: true, actions: { upload, verify } };
     };
   }
@@ -129,7 +139,7 @@ export function createLfsService(deps: LfsServiceDeps) {
   ): Promise<LfsBatchResponse> {
     const oids = new Set(request.objects.filter(isValidObject).map((object) => object.oid));
     const linked = await lfsObjectsRepository.linked(db, repo.row.id, [...oids]);
-    const expires = now() + HREF_TTL_SECONDS;
+    const expires = now() + TRANSFER_URL_TTL_SECONDS;
     const href: SignHref = (endpoint, oid, size, multipart) =>
       signTransferUrl(serverKey, `${baseUrl}/lfs/${endpoint}`, {
         ...(multipart?.part !== undefined ? { part: multipart.part } : {}),

@@ -57,6 +57,9 @@ describe("the local object store", () => {
       contents.map((content) => store.write(oidOf(content), content.length, streamOf(content))),
     );
     for (const content of contents) expect(await store.size(oidOf(content))).toBe(content.length);
+    const listed = new Map<string, number>();
+    for await (const item of store.list()) listed.set(item.key, item.size);
+    for (const content of contents) expect(listed.get(oidOf(content))).toBe(content.length);
   });
 
   it("refuses a large object whose bytes do not hash to its id, and keeps nothing of it", async () => {
@@ -103,6 +106,12 @@ describe("the local object store", () => {
       await readFile(path.join(dataDir, "lfs", "xet", "xorbs", key.slice(0, 2), key.slice(2, 4), key)),
     ).toEqual(content);
     expect(readdirSync(path.join(dataDir, "lfs", "tmp"))).toEqual([]);
+    const listed = [];
+    for await (const item of xorbs.list()) listed.push(item);
+    expect(listed).toEqual([{ key, size: content.length }]);
+    const objects = [];
+    for await (const item of store.list()) objects.push(item.key);
+    expect(objects).not.toContain(key);
     await xorbs.remove(key);
     expect(await xorbs.size(key)).toBeNull();
     expect(() => store.namespace("objects")).toThrow();

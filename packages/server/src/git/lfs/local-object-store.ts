@@ -1,16 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { link, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { uploadHash } from "./hash-workers.js";
 import {
+  checkNamespace,
   NAMESPACED_KEY_PATTERN,
   OID_PATTERN,
   ObjectMismatchError,
   type NamespacedObjects,
   type ObjectStore,
+  type StoredObject,
 } from "./object-store.js";
 
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -22,8 +24,6 @@ const READ_CHUNK_BYTES = 1024 * 1024;
  */
 const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-const NAMESPACE_PATTERN = /^[a-z0-9-]+(?:\/[a-z0-9-]+)*$/;
-
 /** Size of a file, or null when there is none. */
 async function sizeOf(file: string): Promise<number | null> {
   try {
@@ -33,14 +33,27 @@ async function sizeOf(file: string): Promise<number | null> {
   }
 }
 
+/** The files under `dir/ab/cd/<key>` whose names are keys, with their sizes; nothing when `dir` does not exist. */
+async function* listFanout(dir: string, pattern: RegExp): AsyncIterable<StoredObject> {
+  const names = async (at: string) => (await readdir(at).catch(() => [] as string[])).sort();
+  for (const first of await names(dir)) {
+    for (const second of await names(path.join(dir, first))) {
+      for (const key of await names(path.join(dir, first, second))) {
+        if (!pattern.test(key)) continue;
+        const size = await sizeOf(path.join(dir, first, second, key));
+        if (size !== null) yield { key, size };
+      }
+    }
+  }
+}
+
 /**
  * A namespace's objects as files under `lfs/<namespace>/ab/cd/<key>`. A new object is written whole to a
  * temporary file and hard-linked into place: the link fails when the object is already there (another upload
  * of the same content won the race), which is fine, and never replaces it.
  */
 function localNamespace(root: string, name: string): NamespacedObjects {
-  if (!NAMESPACE_PATTERN.test(name) || name === "objects" || name === "tmp")
-    throw new Error(`Not a namespace of the object store: ${name}`);
+  checkNamespace(name);
   const pathOf = (key: string) => {
     if (!NAMESPACED_KEY_PATTERN.test(key)) throw new Error(`Not a key of ${name}: ${key}`);
     return path.join(root, ...name.split("/"), key.slice(0, 2), key.slice(2, 4), key);
@@ -73,6 +86,7 @@ function localNamespace(root: string, name: string): NamespacedObjects {
       });
     },
     remove: (key) => rm(pathOf(key), { force: true }),
+    list: () => listFanout(path.join(root, ...name.split("/")), NAMESPACED_KEY_PATTERN),
   };
 }
 
@@ -137,6 +151,8 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
     },
 
     remove: (oid) => rm(pathOf(oid), { force: true }),
+
+    list: () => listFanout(path.join(root, "objects"), OID_PATTERN),
 
     namespace: (name) => localNamespace(root, name),
   };

@@ -10,6 +10,18 @@ export class ObjectMismatchError extends Error {}
 export const NAMESPACED_KEY_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
+ * Refuses a namespace name that is not lower-case words separated by `/`, or that would mix with the LFS
+ * objects, the stores' temporary files or the multipart parts kept beside them.
+ */
+export function checkNamespace(name: string): void {
+  if (
+    !/^[a-z0-9-]+(?:\/[a-z0-9-]+)*$/.test(name) ||
+    ["objects", "tmp", "multipart"].includes(name.split("/")[0] ?? "")
+  )
+    throw new Error(`Not a namespace of the object store: ${name}`);
+}
+
+/**
  * Objects the caller has verified before storing them (a xorb, checked against its Xet hash), kept under a
  * namespace of the store beside the LFS objects, never mixed with them.
  */
@@ -25,11 +37,28 @@ export interface NamespacedObjects {
   read(key: string, range?: { start: number; end: number }): Readable;
   /** Deletes an object (one already gone is fine). */
   remove(key: string): Promise<void>;
+  /** Every stored object with its size, in no particular order (`hubd storage migrate` copies them). */
+  list(): AsyncIterable<StoredObject>;
+}
+
+/** An object as a listing gives it. */
+export interface StoredObject {
+  key: string;
+  size: number;
+}
+
+/** What a download URL the store signs itself names, besides the object. */
+export interface SignedDownload {
+  /** How long the URL works, in seconds. */
+  expiresInSeconds: number;
+  /** The file name a browser saves the download under (`Content-Disposition`). */
+  filename?: string;
 }
 
 /**
- * Content-addressed storage for Git LFS objects (https://github.com/git-lfs/git-lfs/blob/main/docs/api/basic-transfers.md).
- * Local disk now; an S3-compatible store can implement the same interface.
+ * Content-addressed storage for Git LFS objects (https://github.com/git-lfs/git-lfs/blob/main/docs/api/basic-transfers.md):
+ * local disk (`local-object-store.ts`, the default) or an S3-compatible service (`s3-object-store.ts`), chosen by
+ * `HUB_OBJECT_STORE` through `create-object-store.ts`.
  */
 export interface ObjectStore {
   /** The stored size of an object, or null when it is not stored. */
@@ -43,6 +72,14 @@ export interface ObjectStore {
   read(oid: string, range?: { start: number; end: number }): Readable;
   /** Deletes an object (one already gone is fine); callers first make sure no repository links it. */
   remove(oid: string): Promise<void>;
+  /** Every stored LFS object (its oid as `key`) with its size, in no particular order. */
+  list(): AsyncIterable<StoredObject>;
   /** The objects of a namespace (`xet/xorbs`): lower-case words separated by `/`. */
   namespace(name: string): NamespacedObjects;
+  /**
+   * A URL that downloads the object straight from the store, with no credential, for a while; present only on
+   * stores clients can reach (S3 presigned URLs). Callers check access before they ask for one: the URL is the
+   * grant, valid until it expires, as the hub's own signed hrefs are.
+   */
+  signedDownloadUrl?(oid: string, options: SignedDownload): Promise<string>;
 }

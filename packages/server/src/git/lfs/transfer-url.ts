@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
+/**
+ * How long a transfer URL stays valid, the hub's signed hrefs and the store's presigned URLs alike: long enough
+ * to start a large transfer, short enough to limit a leaked URL.
+ */
+export const TRANSFER_URL_TTL_SECONDS = 3600;
+
 /** What a signed transfer URL allows: one operation on one object of one repository, for one credential, until it expires. */
 export interface TransferGrant {
   operation: "upload" | "download";

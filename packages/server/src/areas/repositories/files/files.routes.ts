@@ -14,6 +14,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
 import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import { TRANSFER_URL_TTL_SECONDS } from "../../../git/lfs/transfer-url.js";
 import type { RepoFiles, TreeEntry as TreeEntryRow } from "../../../git/repo-files.js";
 import { HubError, badRequest, entryNotFound } from "../../../errors.js";
 import { principalOf } from "../../../http/access.js";
@@ -390,6 +391,16 @@ export function filesRoutes({
               "link",
               `<${xet.readTokenUrl(repo, commit)}>; rel="xet-auth", <${xet.casUrl}/v1/reconstructions/${xetHash}>; rel="xet-reconstruction-info"`,
             );
+        }
+        if (store.signedDownloadUrl) {
+          // As the Hub redirects to its CDN: the headers above stay on the redirect, which the Python
+          // client reads without following it; the bytes (and ranges of them) come from the store.
+          const noDisposition = (request.query as Record<string, unknown>).noContentDisposition !== undefined;
+          const location = await store.signedDownloadUrl(oid, {
+            expiresInSeconds: TRANSFER_URL_TTL_SECONDS,
+            ...(noDisposition ? {} : { filename: path.slice(path.lastIndexOf("/") + 1) }),
+          });
+          return reply.status(302).header("location", location).send();
         }
         return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
       }

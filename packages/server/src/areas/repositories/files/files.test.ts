@@ -1,11 +1,12 @@
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ApiError, RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../../test-support/databases.js";
 import { git, withToken } from "../../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { STORE_SUITES, storeFor } from "../../../test-support/minio.js";
 
 interface TreeItem {
   type: string;
@@ -24,8 +25,9 @@ const file = (filePath: string, text: string) => ({
   value: { path: filePath, content: Buffer.from(text).toString("base64"), encoding: "base64" },
 });
 
-describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
+describe.each(STORE_SUITES)("the file API over HTTP on $dialect, objects on $store", (suite) => {
   let hub: TestHub;
+  let objects: Awaited<ReturnType<typeof storeFor>>;
   let token: string;
   let work: string;
 
@@ -40,7 +42,8 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     (await readJson<RepoInfo>(await hub.request("/api/models/alice/files", { token }))).sha ?? "";
 
   beforeAll(async () => {
-    hub = await startHub({ dialect });
+    objects = await storeFor(suite.store);
+    hub = await startHub({ dialect: suite.dialect, env: objects.env });
     work = mkdtempSync(path.join(os.tmpdir(), "hub-files-"));
     await hub.createUser("alice");
     token = await hub.createToken("alice");
@@ -50,6 +53,7 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
   });
   afterAll(async () => {
     await hub?.stop();
+    await objects?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -139,6 +143,65 @@ describe.each(DIALECTS)("the file API over HTTP on %s", (dialect) => {
     expect(missing.headers.get("x-error-code")).toBe("EntryNotFound");
     expect(missing.headers.get("x-repo-commit")).toBe(sha);
     expect((await hub.request("/alice/files/resolve/main/top.txt")).status).toBe(200);
+  });
+
+  it("resolves an LFS file from the store: through the hub, or redirected to a presigned URL with the headers clients read", async () => {
+    const content = randomBytes(100_000);
+    const oid = createHash("sha256").update(content).digest("hex");
+    const batch = await fetch(`${hub.gitUrl}/alice/files.git/info/lfs/objects/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/vnd.git-lfs+json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ operation: "upload", objects: [{ oid, size: content.length }] }),
+    });
+    const answer = await readJson<{ objects: Array<{ actions?: { upload?: { href: string } } }> }>(batch);
+    const put = await fetch(answer.objects[0]?.actions?.upload?.href ?? "", { method: "PUT", body: content });
+    expect(put.status).toBe(200);
+    const lfsFile = {
+      key: "lfsFile",
+      value: { path: "lfs/model ü.bin", algo: "sha256", oid, size: content.length },
+    };
+    expect((await commit(ndjson(header("Weights"), lfsFile))).status).toBe(200);
+    const sha = await head();
+
+    const url = `/alice/files/resolve/main/${encodeURIComponent("lfs/model ü.bin").replace("%2F", "/")}`;
+    for (const method of ["GET", "HEAD"]) {
+      const response = await hub.request(url, { method, token, redirect: "manual" });
+      await response.arrayBuffer();
+      expect(response.headers.get("x-repo-commit")).toBe(sha);
+      expect(response.headers.get("x-linked-etag")).toBe(`"${oid}"`);
+      expect(response.headers.get("x-linked-size")).toBe(String(content.length));
+      expect(response.headers.get("etag")).toBe(`"${oid}"`);
+      if (suite.store === "s3") {
+        expect(response.status).toBe(302);
+        const location = new URL(response.headers.get("location") ?? "");
+        expect(location.origin).toBe(new URL(objects.env.HUB_S3_ENDPOINT ?? "").origin);
+        expect(location.searchParams.get("X-Amz-Expires")).toBe("3600");
+        expect(location.searchParams.get("response-content-disposition")).toContain("model%20%C3%BC.bin");
+      } else {
+        expect(response.status).toBe(200);
+        expect(response.headers.get("content-length")).toBe(String(content.length));
+      }
+    }
+    const plain = await hub.request(`${url}?noContentDisposition=1`, { token, redirect: "manual" });
+    await plain.arrayBuffer();
+    expect(plain.headers.get("location") ?? "").not.toContain("response-content-disposition");
+    // Followed as clients follow it: the token stays with the hub, the bytes and ranges come from wherever they are.
+    const whole = await hub.request(url, { token });
+    expect(whole.status).toBe(200);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(content)).toBe(true);
+    const first = await hub.request(url, { token, headers: { range: "bytes=0-0" } });
+    expect(first.status).toBe(206);
+    expect(first.headers.get("content-range")).toBe(`bytes 0-0/${content.length}`);
+    expect(Buffer.from(await first.arrayBuffer())).toEqual(content.subarray(0, 1));
+    // No redirect, and no URL minted, for one who may not read the repository.
+    const visibility = (isPrivate: boolean) =>
+      hub.request("/api/models/alice/files/settings", { method: "PUT", token, json: { private: isPrivate } });
+    expect((await visibility(true)).status).toBe(200);
+    const refused = await hub.request(url, { redirect: "manual" });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("location")).toBeNull();
+    await refused.arrayBuffer();
+    expect((await visibility(false)).status).toBe(200);
   });
 
   it("refuses a commit whose parentCommit is no longer the head, with 412", async () => {

@@ -1,10 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import path from "node:path";
 import type { ApiError, RepoInfo, XetReconstruction, XetToken } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../../test-support/databases.js";
 import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
+import { STORE_SUITES, storeFor } from "../../../test-support/minio.js";
 import { chunkBuffer } from "../../../xet/chunking.js";
 import {
   fileHash,
@@ -86,8 +84,9 @@ function casInfo(xorb: SerializedXorb): ShardXorb {
 const uploadShardBytes = (files: ShardFile[], xorbs: SerializedXorb[]) =>
   serializeShard({ files, xorbs: xorbs.map(casInfo) });
 
-describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
+describe.each(STORE_SUITES)("the Xet token routes and CAS on $dialect, objects on $store", (suite) => {
   let hub: InProcessHub;
+  let objects: Awaited<ReturnType<typeof storeFor>>;
   const tokens: Record<string, string> = {};
   const passwords: Record<string, string> = {};
 
@@ -111,10 +110,10 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" },
       body,
     });
-  const xorbPath = (hex: string) =>
-    path.join(hub.dataDir, "lfs", "xet", "xorbs", hex.slice(0, 2), hex.slice(2, 4), hex);
-  const lfsPath = (oid: string) =>
-    path.join(hub.dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
+  /** Whether the hub's object store holds a xorb, or an LFS object. */
+  const xorbStored = async (hex: string) =>
+    (await hub.deps.objectStore.namespace("xet/xorbs").size(hex)) !== null;
+  const lfsStored = async (oid: string) => (await hub.deps.objectStore.size(oid)) !== null;
   const count = async (table: "xet_xorbs" | "xet_files" | "xet_xorb_links" | "lfs_objects") =>
     Number(
       (
@@ -136,7 +135,11 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
     ).toBe(201);
 
   beforeAll(async () => {
-    hub = await startInProcessHub({ dialect, env: { HUB_XET_TOKEN_TTL_SECONDS: "600" } });
+    objects = await storeFor(suite.store);
+    hub = await startInProcessHub({
+      dialect: suite.dialect,
+      env: { HUB_XET_TOKEN_TTL_SECONDS: "600", ...objects.env },
+    });
     for (const handle of ["alice", "bob", "carol", "dave"]) {
       passwords[handle] = (await hub.createUser(handle)).password;
       tokens[handle] = await hub.createToken(handle);
@@ -167,6 +170,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
   });
   afterAll(async () => {
     await hub?.stop();
+    await objects?.stop();
   });
 
   describe("tokens", () => {
@@ -236,7 +240,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
         expect((await readJson<ApiError>(response)).code).toBe("xet_token_invalid");
       }
       expect((await postXorb(read, hex, xorb.bytes)).status).toBe(403);
-      expect(existsSync(xorbPath(hex))).toBe(false);
+      expect(await xorbStored(hex)).toBe(false);
     });
 
     it("stop at once when the credential is revoked", async () => {
@@ -259,7 +263,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       const second = remember(packed(prng("revoke-2", 30_000)));
       const refused = await postXorb(xet, second.hex, second.xorb.bytes);
       expect(refused.status).toBe(401);
-      expect(existsSync(xorbPath(second.hex))).toBe(false);
+      expect(await xorbStored(second.hex)).toBe(false);
     });
 
     it("stop at once when the caller leaves the organization", async () => {
@@ -272,7 +276,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       ).toBe(204);
       const second = remember(packed(prng("org-2", 30_000)));
       expect([403, 404]).toContain((await postXorb(xet, second.hex, second.xorb.bytes)).status);
-      expect(existsSync(xorbPath(second.hex))).toBe(false);
+      expect(await xorbStored(second.hex)).toBe(false);
     });
 
     it("answer 404 with the no-Xet message when the repository's xetEnabled is off, and the old tokens stop", async () => {
@@ -303,7 +307,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       }
       const { xorb, hex } = remember(packed(prng("disabled", 20_000)));
       expect((await postXorb(before, hex, xorb.bytes)).status).toBe(404);
-      expect(existsSync(xorbPath(hex))).toBe(false);
+      expect(await xorbStored(hex)).toBe(false);
       // The LFS batch answers as it always did: basic transfers, no Xet.
       const batch = await hub.fetch(`${hub.url}/bob/lfs-only.git/info/lfs/objects/batch`, {
         method: "POST",
@@ -404,7 +408,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       const first = await postXorb(write, hex, xorb.bytes);
       expect(first.status).toBe(200);
       expect(await first.json()).toEqual({ was_inserted: true });
-      expect(existsSync(xorbPath(hex))).toBe(true);
+      expect(await xorbStored(hex)).toBe(true);
       const again = await postXorb(write, hex, xorb.bytes);
       expect(await again.json()).toEqual({ was_inserted: false });
       const row = await hub.db
@@ -436,7 +440,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       expect(error.error).toBe(
         `xorb hash mismatch: its 1024 chunks hash to ${hashToHex(parseXorb(corrupted).hash)}, but it was uploaded as ${hashToHex(xorb.hash)}`,
       );
-      expect(existsSync(xorbPath(hashToHex(xorb.hash)))).toBe(false);
+      expect(await xorbStored(hashToHex(xorb.hash))).toBe(false);
       expect(await count("xet_xorbs")).toBe(xorbsBefore);
       const response = await postXorb(write, hashToHex(xorb.hash), xorb.bytes);
       expect(response.status, await response.clone().text()).toBe(200);
@@ -469,7 +473,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       expect((await readJson<ApiError>(tooLarge)).error).toBe(
         `The xorb is larger than the ${XORB_MAX_SERIALIZED_BYTES}-byte limit; nothing was stored.`,
       );
-      expect(existsSync(xorbPath(hex))).toBe(false);
+      expect(await xorbStored(hex)).toBe(false);
       expect(await count("xet_xorbs")).toBe(xorbsBefore);
     });
   });
@@ -489,7 +493,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       expect(response.status, await response.clone().text()).toBe(200);
       expect(await response.json()).toEqual({ result: 1 });
       const sha = createHash("sha256").update(both).digest("hex");
-      expect(existsSync(lfsPath(sha))).toBe(true);
+      expect(await lfsStored(sha)).toBe(true);
       const commit = await hub.request("/api/models/alice/pub/commit/main", {
         method: "POST",
         token: tokens.alice,
@@ -509,7 +513,14 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
           .update(Buffer.from(await download.arrayBuffer()))
           .digest("hex"),
       ).toBe(sha);
-      expect(download.headers.get("x-linked-etag")).toBe(`"${sha}"`);
+      // The headers clients read are on the hub's answer, also when it redirects to the store.
+      const answer = await hub.request("/alice/pub/resolve/main/both.bin", {
+        token: tokens.alice,
+        redirect: "manual",
+      });
+      await answer.arrayBuffer();
+      expect(answer.status).toBe(suite.store === "s3" ? 302 : 200);
+      expect(answer.headers.get("x-linked-etag")).toBe(`"${sha}"`);
 
       // Downloads and listings announce the file as the Hub announces Xet files, while xetEnabled is on.
       const id = hashToHex(files[1]?.fileHash ?? new Uint8Array(32));
@@ -517,6 +528,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
         const head = await hub.request("/alice/pub/resolve/main/both.bin", {
           method: "HEAD",
           token: tokens.alice,
+          redirect: "manual",
         });
         const tree = await readJson<Array<{ path: string; xetHash?: string }>>(
           await hub.request("/api/models/alice/pub/tree/main", { token: tokens.alice }),
@@ -537,7 +549,7 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
       };
       const on = await announced();
       expect(on).toMatchObject({ hash: id, tree: id, info: id });
-      const commitSha = download.headers.get("x-repo-commit") ?? "";
+      const commitSha = answer.headers.get("x-repo-commit") ?? "";
       expect(on.link).toBe(
         `<${hub.url}/api/models/alice/pub/xet-read-token/${commitSha}>; rel="xet-auth", <${hub.url}/xet-cas/v1/reconstructions/${id}>; rel="xet-reconstruction-info"`,
       );
@@ -591,8 +603,8 @@ describe.each(DIALECTS)("the Xet token routes and CAS on %s", (dialect) => {
         /has SHA-256 [0-9a-f]{64}, not 0{64} as the shard says/,
       );
       const mineSha = createHash("sha256").update(mine.data).digest("hex");
-      expect(existsSync(lfsPath(mineSha))).toBe(false);
-      expect(existsSync(lfsPath(wrongSha))).toBe(false);
+      expect(await lfsStored(mineSha)).toBe(false);
+      expect(await lfsStored(wrongSha)).toBe(false);
       const good = uploadShardBytes([shardFile([term(mine.xorb)], mine.data)], [mine.xorb]);
       await refuse("a truncated shard", good.subarray(0, good.length - 10), /truncated|bookend|needs/);
       await refuse("no shard at all", new TextEncoder().encode("hello"), /shard/);

@@ -1,0 +1,34 @@
+import { S3Client } from "@aws-sdk/client-s3";
+import type { Config, ObjectStoreConfig } from "../../config.js";
+import { createLocalObjectStore } from "./local-object-store.js";
+import type { ObjectStore } from "./object-store.js";
+import { createS3ObjectStore } from "./s3-object-store.js";
+
+type S3Config = Extract<ObjectStoreConfig, { kind: "s3" }>;
+
+/**
+ * An S3 client for the configured service; `endpoint` overrides the configured one (the address presigned
+ * URLs name). Without credentials in the configuration the SDK finds them as it always does (profiles,
+ * web identity, the instance's role).
+ */
+export function createS3Client(config: S3Config, endpoint = config.endpoint): S3Client {
+  return new S3Client({
+    region: config.region,
+    forcePathStyle: config.forcePathStyle,
+    ...(endpoint ? { endpoint } : {}),
+    ...(config.credentials ? { credentials: config.credentials } : {}),
+  });
+}
+
+/** The one object store of a hub, as configured (`HUB_OBJECT_STORE`, docs/storage.md); every surface and command shares it. */
+export function createObjectStore(config: Pick<Config, "dataDir" | "objectStore">): ObjectStore {
+  const settings = config.objectStore;
+  if (settings.kind === "local") return createLocalObjectStore(config.dataDir);
+  return createS3ObjectStore({
+    client: createS3Client(settings),
+    ...(settings.publicEndpoint ? { presignClient: createS3Client(settings, settings.publicEndpoint) } : {}),
+    bucket: settings.bucket,
+    prefix: settings.prefix,
+    presignedDownloads: settings.presignedDownloads,
+  });
+}

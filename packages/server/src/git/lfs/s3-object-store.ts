@@ -1,0 +1,252 @@
+import { PassThrough, Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { uploadHash } from "./hash-workers.js";
+import {
+  checkNamespace,
+  NAMESPACED_KEY_PATTERN,
+  OID_PATTERN,
+  ObjectMismatchError,
+  type NamespacedObjects,
+  type ObjectStore,
+  type SignedDownload,
+  type StoredObject,
+} from "./object-store.js";
+
+const MiB = 1024 * 1024;
+/** Parts of a multipart upload: 8 MiB, or larger when an object would need more than S3's 10,000 parts. */
+const MIN_PART_BYTES = 8 * MiB;
+const MAX_PARTS = 10_000;
+/** Parts of one upload in flight at once; with 8 MiB parts an upload holds at most 32 MiB in memory. */
+const PARTS_IN_FLIGHT = 4;
+const READ_BUFFER_BYTES = MiB;
+
+export interface S3ObjectStoreOptions {
+  client: S3Client;
+  /** The client that signs download URLs, when clients reach the store at another address than the hub does. */
+  presignClient?: S3Client;
+  bucket: string;
+  /** Prepended to every key: empty or ending in `/`. */
+  prefix: string;
+  /** Whether the store offers `signedDownloadUrl`, so downloads go straight to it. */
+  presignedDownloads: boolean;
+}
+
+/** The HTTP status of an SDK error, if it came from the service. */
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}
+
+/** RFC 6266: an ASCII fallback name and the exact name in UTF-8. */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/**
+ * A Transform that counts and hashes what passes and fails, before its end, when the bytes are more or
+ * fewer than `size` or do not hash to `oid`: a consumer that only acts on a stream that ended cleanly
+ * never acts on a mismatch.
+ */
+function verifying(oid: string, size: number): Transform {
+  const hash = uploadHash(size);
+  let received = 0;
+  return new Transform({
+    highWaterMark: MIN_PART_BYTES,
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > size)
+        return done(new ObjectMismatchError(`More than the announced ${size} bytes were sent.`));
+      const behind = hash.update(chunk);
+      if (behind) behind.then(() => done(null, chunk), done);
+      else done(null, chunk);
+    },
+    flush(done) {
+      if (received !== size)
+        return done(new ObjectMismatchError(`${received} bytes arrived, ${size} were announced.`));
+      hash
+        .digest()
+        .then(
+          (digest) =>
+            done(
+              digest === oid ? null : new ObjectMismatchError("The content does not hash to the object id."),
+            ),
+          done,
+        );
+    },
+    destroy(err, done) {
+      hash.close();
+      done(err);
+    },
+  });
+}
+
+/**
+ * Objects in a bucket of an S3-compatible service (AWS S3, MinIO, Ceph RGW, ...), under the same key layout
+ * the local store uses on disk: `<prefix>lfs/objects/ab/cd/<oid>` and `<prefix>lfs/<namespace>/ab/cd/<key>`.
+ *
+ * A write never stages the object under another key to copy it in afterwards: it streams the body through
+ * a verifying Transform into an upload to the final key, and S3 only makes an object visible when the
+ * upload finishes. A small body (one part) is held in memory and sent with one PutObject after the stream
+ * ended verified; a larger one goes as a multipart upload, whose parts stay invisible until
+ * CompleteMultipartUpload, sent only after the stream ended verified. On a mismatch or an interrupted body
+ * the stream fails first, so the PutObject is never sent or the multipart upload is aborted: nothing is
+ * visible and nothing is left. This saves the server-side copy a staging key needs (minutes for an object
+ * of many GB, and a multipart copy above 5 GB). A process that dies mid-upload leaves an incomplete
+ * multipart upload behind, invisible; a lifecycle rule (AbortIncompleteMultipartUpload) removes it
+ * (docs/storage.md).
+ */
+export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore {
+  const { client, bucket, prefix } = options;
+  const presignClient = options.presignClient ?? client;
+
+  async function sizeOf(key: string): Promise<number | null> {
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return head.ContentLength ?? 0;
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    }
+  }
+
+  function readKey(key: string, range?: { start: number; end: number }): Readable {
+    const out = new PassThrough({ highWaterMark: READ_BUFFER_BYTES });
+    const abort = new AbortController();
+    let answered = false;
+    // A reader that goes away before the store answered cancels the request; after, the pipeline below
+    // destroys the response body with it.
+    out.once("close", () => {
+      if (!answered) abort.abort();
+    });
+    client
+      .send(
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+        { abortSignal: abort.signal },
+      )
+      .then(
+        (response) => {
+          answered = true;
+          if (!(response.Body instanceof Readable)) throw new Error("The S3 client did not answer a stream.");
+          pipeline(response.Body, out, () => {});
+        },
+        (err: unknown) => {
+          answered = true;
+          out.destroy(err as Error);
+        },
+      )
+      .catch((err: unknown) => out.destroy(err as Error));
+    return out;
+  }
+
+  async function removeKey(key: string): Promise<void> {
+    await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  }
+
+  async function* listUnder(dir: string, pattern: RegExp): AsyncIterable<StoredObject> {
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: dir, ContinuationToken: token }),
+      );
+      for (const item of page.Contents ?? []) {
+        const key = item.Key?.slice(item.Key.lastIndexOf("/") + 1) ?? "";
+        // Only `ab/cd/<key>` right under the directory: a namespace nested below it is not part of it.
+        if (pattern.test(key) && item.Key === `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`)
+          yield { key, size: item.Size ?? 0 };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  const fanout = (dir: string, key: string) => `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
+  const objectsDir = `${prefix}lfs/objects/`;
+  const objectKey = (oid: string) => {
+    if (!OID_PATTERN.test(oid)) throw new Error(`Not an LFS object id: ${oid}`);
+    return fanout(objectsDir, oid);
+  };
+
+  function namespace(name: string): NamespacedObjects {
+    checkNamespace(name);
+    const dir = `${prefix}lfs/${name}/`;
+    const keyOf = (key: string) => {
+      if (!NAMESPACED_KEY_PATTERN.test(key)) throw new Error(`Not a key of ${name}: ${key}`);
+      return fanout(dir, key);
+    };
+    return {
+      size: (key) => sizeOf(keyOf(key)),
+      async put(key, bytes) {
+        const target = keyOf(key);
+        if ((await sizeOf(target)) !== null) return false;
+        try {
+          // If-None-Match: another put of the same key that won the race is kept, never replaced.
+          await client.send(
+            new PutObjectCommand({ Bucket: bucket, Key: target, Body: bytes, IfNoneMatch: "*" }),
+          );
+          return true;
+        } catch (err) {
+          if (statusOf(err) === 412 || statusOf(err) === 409) return false;
+          throw err;
+        }
+      },
+      read: (key, range) => readKey(keyOf(key), range),
+      remove: (key) => removeKey(keyOf(key)),
+      list: () => listUnder(dir, NAMESPACED_KEY_PATTERN),
+    };
+  }
+
+  const store: ObjectStore = {
+    size: (oid) => sizeOf(objectKey(oid)),
+
+    async write(oid, size, body) {
+      const key = objectKey(oid);
+      const verify = verifying(oid, size);
+      // The pipeline forwards a failing or vanishing body (a client that disconnects) as verify's error.
+      pipeline(body, verify, () => {});
+      const partSize = Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MiB) * MiB);
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: verify },
+        partSize,
+        queueSize: PARTS_IN_FLIGHT,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } finally {
+        verify.destroy();
+      }
+    },
+
+    read: (oid, range) => readKey(objectKey(oid), range),
+    remove: (oid) => removeKey(objectKey(oid)),
+    list: () => listUnder(objectsDir, OID_PATTERN),
+    namespace,
+  };
+  if (options.presignedDownloads) {
+    store.signedDownloadUrl = (oid: string, { expiresInSeconds, filename }: SignedDownload) =>
+      getSignedUrl(
+        presignClient,
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: objectKey(oid),
+          ...(filename ? { ResponseContentDisposition: contentDisposition(filename) } : {}),
+        }),
+        { expiresIn: expiresInSeconds },
+      );
+  }
+  return store;
+}
