@@ -119,7 +119,7 @@ function visible(from: Listed, query: ListingQuery) {
 
 /**
  * The repositories among a search's candidates (the cards that hold its words, and the ids that may hold
- * its text, read from indexes), with each card's rank. Both are materialized, so the full-text query runs
+ * its text when `search` is given, read from indexes), with each card's rank. Both are materialized, so the full-text query runs
  * once. SQLite loops over the candidates (CROSS JOIN keeps that order); PostgreSQL reads them through
  * `= any(array(…))`, whose length its planner takes for a few ids (a join to the candidates it took for
  * many, and read every repository; an OR of the tests it ran on every repository).
@@ -128,7 +128,7 @@ function candidatesListed(
   db: DbOrTx,
   listing: Kysely<ListingDb> | Transaction<ListingDb>,
   cards: RawBuilder<{ repository_id: string; rank: number }>,
-  query: { type: string; search: string },
+  query: { type: string; search?: string },
 ): Listed {
   const ctes = listing
     .with(
@@ -140,7 +140,11 @@ function candidatesListed(
       () =>
         sql<{
           repository_id: string;
-        }>`(select repository_id from card_match union select repository_id from ${idCandidates(db, query.type, query.search)} ids)`,
+        }>`(select repository_id from card_match${
+          query.search === undefined
+            ? sql``
+            : sql` union select repository_id from ${idCandidates(db, query.type, query.search)} ids`
+        })`,
     );
   if (isPostgres(db)) {
     return ctes
@@ -227,7 +231,7 @@ export const reposRepository = {
 
     const words = searchWords(search);
     const idMatches = idHolds(db, search);
-    const relevance = sql`case when repositories.name = ${search} then 0 when ${idMatches} then 1 else 2 end`;
+    const exactFirst = sql`case when repositories.name = ${search} then 0 else 1 end`;
     // A card's text counts only where the caller may read the card: a gated repository's past its gate.
     const viewer = query.viewerIds[0] ?? null;
     const cardReadable = sql<boolean>`(repositories.gated is null${
@@ -237,12 +241,23 @@ export const reposRepository = {
         ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
         : sql``
     })`;
-    const manyCards =
+    /** Whether more cards hold the words than search ranks: those are walked in order, not ranked. */
+    const manyCards = async () =>
       words.length > 0 && (await countCards(db, words, MAX_RANKED_CARDS + 1)) > MAX_RANKED_CARDS;
+    const cardMatches = sql<boolean>`(${cardHolds(db, words)} and ${cardReadable})`;
 
-    if (!manyCards) {
-      // Few cards hold the words: the candidates (those cards, and the ids that may hold the text) are
-      // read from the indexes, then joined, filtered and sorted.
+    if (query.sorted) {
+      if (await manyCards()) {
+        // The listing walked in its order, each repository's id and card tested, up to the page's end.
+        return visible(listed(listing, byCount), query)
+          .where(sql<boolean>`(${idMatches} or ${cardMatches})`)
+          .orderBy(sortKey)
+          .orderBy("repositories.id")
+          .offset(query.offset)
+          .limit(query.limit)
+          .execute();
+      }
+      // The candidates (the few cards, and the ids that may hold the text) joined, filtered and sorted.
       return visible(
         candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : noCards(), {
           type: query.type,
@@ -251,7 +266,6 @@ export const reposRepository = {
         query,
       )
         .where(sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`)
-        .$if(!query.sorted, (qb) => qb.orderBy(relevance).orderBy(sql`coalesce(card_match.rank, 0)`))
         .orderBy(sortKey)
         .orderBy("repositories.id")
         .offset(query.offset)
@@ -259,33 +273,27 @@ export const reposRepository = {
         .execute();
     }
 
-    // Many cards hold the words: the listing is walked in its order and each repository's card tested,
-    // which stops at the page's end. Asked for no order, ids that hold the text come first (by relevance,
-    // then trending), then the cards by trending: two walks, the second only past the first's end.
-    const cardMatches = sql<boolean>`(${cardHolds(db, words)} and ${cardReadable})`;
-    if (query.sorted) {
-      return visible(listed(listing, byCount), query)
-        .where(sql<boolean>`(${idMatches} or ${cardMatches})`)
-        .orderBy(sortKey)
-        .orderBy("repositories.id")
-        .offset(query.offset)
-        .limit(query.limit)
-        .execute();
-    }
+    // By relevance: the ids that hold the text (the exact name first, then by trending), then the cards
+    // that hold the words, which are read only past the ids' end: ranked when few, else by trending.
     const end = query.offset + query.limit;
     const byId = await visible(candidatesListed(db, listing, noCards(), { type: query.type, search }), query)
       .where(idMatches)
-      .orderBy(relevance)
+      .orderBy(exactFirst)
       .orderBy("repo_stats.trending_score", "desc")
       .orderBy("repositories.id")
       .limit(end)
       .execute();
     const fromIds = byId.slice(query.offset);
-    if (byId.length === end) return fromIds;
-    const byCard = await visible(listed(listing, !query.author), query)
+    if (byId.length === end || words.length === 0) return fromIds;
+    const cards = (await manyCards())
+      ? visible(listed(listing, !query.author), query)
+          .where(cardMatches)
+          .orderBy("repo_stats.trending_score", "desc")
+      : visible(candidatesListed(db, listing, rankedCards(db, words), { type: query.type }), query)
+          .where(cardReadable)
+          .orderBy(sql`card_match.rank`);
+    const byCard = await cards
       .where(sql<boolean>`not ${idMatches}`)
-      .where(cardMatches)
-      .orderBy("repo_stats.trending_score", "desc")
       .orderBy("repositories.id")
       .offset(Math.max(0, query.offset - byId.length))
       .limit(query.limit - fromIds.length)
