@@ -2,14 +2,12 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { uploadHash } from "./hash-workers.js";
+import { verifyingStream } from "./verifying-stream.js";
 import {
   checkNamespace,
   NAMESPACED_KEY_PATTERN,
   OID_PATTERN,
-  ObjectMismatchError,
   type NamespacedObjects,
   type ObjectStore,
   type StoredObject,
@@ -111,33 +109,16 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
       const target = pathOf(oid);
       const temporary = path.join(root, "tmp", `${oid}.${randomBytes(6).toString("hex")}`);
       await mkdir(path.dirname(temporary), { recursive: true });
-      const hash = uploadHash(size);
-      let received = 0;
-      const measure = new Transform({
-        highWaterMark: WRITE_BUFFER_BYTES,
-        transform(chunk: Buffer, _encoding, done) {
-          received += chunk.length;
-          if (received > size)
-            return done(new ObjectMismatchError(`More than the announced ${size} bytes were sent.`));
-          const behind = hash.update(chunk);
-          if (behind) behind.then(() => done(null, chunk), done);
-          else done(null, chunk);
-        },
-      });
       try {
+        // The file is renamed into place only after the stream ended verified.
         await pipeline(
           body,
-          measure,
+          verifyingStream(oid, size, WRITE_BUFFER_BYTES),
           createWriteStream(temporary, { flags: "wx", highWaterMark: WRITE_BUFFER_BYTES }),
         );
-        if (received !== size)
-          throw new ObjectMismatchError(`${received} bytes arrived, ${size} were announced.`);
-        if ((await hash.digest()) !== oid)
-          throw new ObjectMismatchError("The content does not hash to the object id.");
         await mkdir(path.dirname(target), { recursive: true });
         await rename(temporary, target);
       } finally {
-        hash.close();
         await rm(temporary, { force: true });
       }
     },

@@ -1,4 +1,4 @@
-import { PassThrough, Readable, Transform } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { pipeline } from "node:stream";
 import {
   DeleteObjectCommand,
@@ -10,17 +10,16 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { uploadHash } from "./hash-workers.js";
 import {
   checkNamespace,
   NAMESPACED_KEY_PATTERN,
   OID_PATTERN,
-  ObjectMismatchError,
   type NamespacedObjects,
   type ObjectStore,
   type SignedDownload,
   type StoredObject,
 } from "./object-store.js";
+import { verifyingStream } from "./verifying-stream.js";
 
 const MiB = 1024 * 1024;
 /** Parts of a multipart upload: 8 MiB, or larger when an object would need more than S3's 10,000 parts. */
@@ -50,44 +49,6 @@ function statusOf(err: unknown): number | undefined {
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
   return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
-
-/**
- * A Transform that counts and hashes what passes and fails, before its end, when the bytes are more or
- * fewer than `size` or do not hash to `oid`: a consumer that only acts on a stream that ended cleanly
- * never acts on a mismatch.
- */
-function verifying(oid: string, size: number): Transform {
-  const hash = uploadHash(size);
-  let received = 0;
-  return new Transform({
-    highWaterMark: MIN_PART_BYTES,
-    transform(chunk: Buffer, _encoding, done) {
-      received += chunk.length;
-      if (received > size)
-        return done(new ObjectMismatchError(`More than the announced ${size} bytes were sent.`));
-      const behind = hash.update(chunk);
-      if (behind) behind.then(() => done(null, chunk), done);
-      else done(null, chunk);
-    },
-    flush(done) {
-      if (received !== size)
-        return done(new ObjectMismatchError(`${received} bytes arrived, ${size} were announced.`));
-      hash
-        .digest()
-        .then(
-          (digest) =>
-            done(
-              digest === oid ? null : new ObjectMismatchError("The content does not hash to the object id."),
-            ),
-          done,
-        );
-    },
-    destroy(err, done) {
-      hash.close();
-      done(err);
-    },
-  });
 }
 
 /**
@@ -213,7 +174,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
 
     async write(oid, size, body) {
       const key = objectKey(oid);
-      const verify = verifying(oid, size);
+      const verify = verifyingStream(oid, size, MIN_PART_BYTES);
       // The pipeline forwards a failing or vanishing body (a client that disconnects) as verify's error.
       pipeline(body, verify, () => {});
       const partSize = Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MiB) * MiB);
