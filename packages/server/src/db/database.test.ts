@@ -72,6 +72,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
         "0029-likes-and-collections",
         "0030-listing-indexes",
         "0031-name-search",
+        "0032-gguf-facts",
       ]);
       const tables = await db.introspection.getTables();
       expect(tables.map((table) => table.name)).toEqual(

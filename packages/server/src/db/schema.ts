@@ -583,6 +583,8 @@ export interface RepoMetadataRow {
   total_size: number;
   /** 1 when the repository holds a GGUF file. */
   gguf: number;
+  /** What the header of its first GGUF file says (`gguf-header.ts`), JSON; null without one, or unread. */
+  gguf_facts: string | null;
   /** 1 when the repository holds an ONNX file. */
   onnx: number;
   indexed_at: string;

@@ -30,6 +30,7 @@ import { discovery } from "./0028-discovery.js";
 import { listingIndexes } from "./0030-listing-indexes.js";
 import { likesAndCollections } from "./0029-likes-and-collections.js";
 import { nameSearch } from "./0031-name-search.js";
+import { ggufFacts } from "./0032-gguf-facts.js";
 
 /**
  * Every migration in order; the keys sort in the order they must run. Numbers
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   "0029-likes-and-collections": likesAndCollections,
   "0030-listing-indexes": listingIndexes,
   "0031-name-search": nameSearch,
+  "0032-gguf-facts": ggufFacts,
 };
 
 /** Hands Kysely's migrator the migrations compiled into the server, not files read at run time. */

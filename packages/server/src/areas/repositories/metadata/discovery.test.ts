@@ -3,6 +3,7 @@ import type { ApiError } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { EXPAND_FIELDS } from "../repos/listing-query.js";
+import { ggufFile } from "../../../test-support/gguf.js";
 import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 
 interface Entry {
@@ -22,6 +23,7 @@ interface Entry {
   sha?: string;
   author?: string;
   spaces?: string[];
+  gguf?: Record<string, unknown> | null;
 }
 
 /** A safetensors file: its header (tensors and shapes) and zeroed data of the right length. */
@@ -149,7 +151,16 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     await create(bob, "bob/llama-gguf");
     await commit(bob, "bob/llama-gguf", {
       "README.md": card("base_model: alice/llama-base\ntags: [gguf]", "Quantized."),
-      "llama.Q4.gguf": "GGUF not really",
+      "llama.Q4.gguf": ggufFile(
+        {
+          "general.architecture": { string: "llama" },
+          "llama.context_length": { u32: 8192 },
+          "tokenizer.ggml.tokens": { strings: ["<s>", "</s>", "hi"] },
+          "tokenizer.ggml.bos_token_id": { u32: 0 },
+          "tokenizer.ggml.eos_token_id": { u32: 1 },
+        },
+        { "token_embd.weight": [3, 1000], "output.weight": [1000, 3] },
+      ),
     });
     await create(alice, "alice/secret", { private: true });
     await commit(alice, "alice/secret", { "README.md": card("tags: [chat]", "A secret quokka.") });
@@ -244,6 +255,16 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
       models: [{ id: "alice/llama-base" }],
     });
     expect((await info("bob/llama-gguf", "?expand[]=baseModels")).baseModels?.relation).toBe("quantized");
+    // A GGUF file's header gives its facts, and its parameters to the num_parameters filter.
+    expect((await info("bob/llama-gguf", "?expand[]=gguf")).gguf).toEqual({
+      total: 6000,
+      architecture: "llama",
+      context_length: 8192,
+      bos_token: "<s>",
+      eos_token: "</s>",
+    });
+    expect((await info("alice/llama-lora", "?expand[]=gguf")).gguf).toBeNull();
+    expect(await ids("num_parameters=min:5K,max:7K")).toEqual(["bob/llama-gguf"]);
     expect((await info("alice/llama-base", "?expand[]=childrenModelCount")).childrenModelCount).toBe(2);
     expect((await ids("base_model=alice/llama-base&sort=id&direction=1")).sort()).toEqual([
       "alice/llama-lora",
@@ -271,11 +292,13 @@ describe.each(DIALECTS)("discovery's metadata and search, on %s", (dialect) => {
     expect(await ids("filter=gguf")).toEqual(["bob/llama-gguf"]);
     expect(await ids("filter=chat&filter=fr")).toEqual(["alice/llama-base"]);
     expect(await ids("filter=chat,zoo")).toEqual([]);
-    expect(await ids("num_parameters=min:100")).toEqual(["alice/llama-base"]);
-    expect(await ids("num_parameters=min:1K")).toEqual([]);
+    // 205 from llama-base's safetensors, 6,000 from llama-gguf's GGUF header.
+    expect((await ids("num_parameters=min:100")).sort()).toEqual(["alice/llama-base", "bob/llama-gguf"]);
+    expect(await ids("num_parameters=min:1K")).toEqual(["bob/llama-gguf"]);
+    expect(await ids("num_parameters=min:7K")).toEqual([]);
     expect(await ids("num_parameters=max:0.2K")).toEqual([]);
     expect(await ids("num_parameters=min:0,max:205")).toEqual(["alice/llama-base"]);
-    expect((await ids("sort=num_parameters")).slice(0, 1)).toEqual(["alice/llama-base"]);
+    expect((await ids("sort=num_parameters")).slice(0, 2)).toEqual(["bob/llama-gguf", "alice/llama-base"]);
   });
 
   it("serves each expand field, only those asked, and the listing flags full, cardData and config", async () => {

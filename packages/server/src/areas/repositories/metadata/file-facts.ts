@@ -1,15 +1,19 @@
 import type { TreeEntry } from "../../../git/repo-files.js";
+import { GgufTruncated, parseGgufHeader, type GgufFacts } from "./gguf-header.js";
 
 /**
  * Facts the files of a repository's default branch tell about it: its total
  * size, whether it holds GGUF or ONNX weights, the parameters its safetensors
- * files hold by dtype (read from each file's header, never its tensors), and
- * the architecture its config.json names.
+ * files hold by dtype (read from each file's header, never its tensors), what
+ * the header of its first GGUF file says, and the architecture its
+ * config.json names.
  */
 
 export interface FileFacts {
   totalSize: number;
   gguf: boolean;
+  /** The header of the first GGUF file (by path): parameters, architecture, context length, template, tokens. */
+  ggufFacts: GgufFacts | null;
   onnx: boolean;
   /** `{parameters: {dtype: count}, total}` as the Hugging Face Hub reports it; null without safetensors files. */
   safetensors: { parameters: Record<string, number>; total: number } | null;
@@ -27,6 +31,11 @@ const MAX_SAFETENSORS_FILES = 200;
 /** A header larger than this is not read (the format's own readers cap it at 100 MB). */
 const MAX_HEADER_BYTES = 16 * 1024 * 1024;
 const MAX_CONFIG_BYTES = 1024 * 1024;
+/**
+ * How much of a GGUF file is read for its header, tried in turn: most headers fit in the first, one with
+ * a large vocabulary (its tokens are in the header) in a later one; a header past the last is not read.
+ */
+const GGUF_READS = [1024 * 1024, 16 * 1024 * 1024, 64 * 1024 * 1024];
 
 /** The parameters by dtype a safetensors header declares; null when the bytes are not one. */
 export function safetensorsParameters(header: Buffer): Record<string, number> | null {
@@ -79,11 +88,16 @@ export async function fileFacts(entries: TreeEntry[], readStart: ReadStart): Pro
       safetensors.total += count;
     }
   }
+  const firstGguf = files
+    .filter((entry) => lower(entry).endsWith(".gguf"))
+    .sort((a, b) => (a.path < b.path ? -1 : 1))[0];
+  const ggufFacts = firstGguf ? await ggufHeaderOf(firstGguf, readStart) : null;
   const configEntry = files.find((entry) => entry.path === "config.json" && entry.size <= MAX_CONFIG_BYTES);
   const config = configEntry ? await readConfig(configEntry, readStart) : null;
   return {
     totalSize: files.reduce((sum, entry) => sum + entry.size, 0),
     gguf,
+    ggufFacts,
     onnx,
     safetensors,
     config,
@@ -93,6 +107,18 @@ export async function fileFacts(entries: TreeEntry[], readStart: ReadStart): Pro
       ...(onnx ? ["onnx"] : []),
     ],
   };
+}
+
+/** Reads a GGUF file's header through `readStart`, reading more of it while it runs on; null when it is not one. */
+async function ggufHeaderOf(entry: TreeEntry, readStart: ReadStart): Promise<GgufFacts | null> {
+  for (const length of GGUF_READS) {
+    try {
+      return parseGgufHeader(await readStart(entry, Math.min(length, entry.size)));
+    } catch (err) {
+      if (!(err instanceof GgufTruncated) || length >= entry.size) return null;
+    }
+  }
+  return null;
 }
 
 async function readConfig(entry: TreeEntry, readStart: ReadStart): Promise<FileFacts["config"]> {

@@ -179,7 +179,7 @@ export async function discoveryFields(
           out.safetensors = parse(meta?.safetensors ?? null);
           break;
         case "gguf":
-          out.gguf = meta?.gguf ? { total: null } : null;
+          out.gguf = meta?.gguf ? (parse(meta.gguf_facts ?? null) ?? { total: null }) : null;
           break;
         case "model-index":
           out["model-index"] = Array.isArray(card?.["model-index"]) ? card["model-index"] : null;
