@@ -86,16 +86,21 @@ export const metadataRepository = {
   },
 
   /** How many repositories name this one (`owner/name`) as their base model. */
-  childrenCount: async (db: DbOrTx, fullName: string) =>
-    Number(
-      (
-        await db
-          .selectFrom("repo_base_models")
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .where("base_model", "=", fullName.toLowerCase())
-          .executeTakeFirst()
-      )?.count ?? 0,
-    ),
+  /** How many repositories name each of `fullNames` as a base model, by lower-cased name, in one query. */
+  async childrenCounts(db: DbOrTx, fullNames: string[]): Promise<Map<string, number>> {
+    if (fullNames.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("repo_base_models")
+      .select(["base_model", (eb) => eb.fn.countAll<number | string>().as("count")])
+      .where(
+        "base_model",
+        "in",
+        fullNames.map((name) => name.toLowerCase()),
+      )
+      .groupBy("base_model")
+      .execute();
+    return new Map(rows.map((row) => [row.base_model, Number(row.count)]));
+  },
 
   /** Repositories whose metadata is missing or older than their last change, oldest first. */
   unindexed: (db: DbOrTx, limit: number) =>

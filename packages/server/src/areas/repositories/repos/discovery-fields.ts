@@ -132,6 +132,12 @@ export async function discoveryFields(
       baseModels: fields.includes("baseModels"),
     },
   );
+  const childrenOf = fields.includes("childrenModelCount")
+    ? await metadataRepository.childrenCounts(
+        db,
+        repos.map((repo) => repo.fullName),
+      )
+    : new Map<string, number>();
   const metadataOf = new Map(metadata.map((row) => [row.repository_id, row]));
   const statsOf = new Map(stats.map((row) => [row.repository_id, row]));
   const tagsOf = new Map<string, string[]>();
@@ -196,7 +202,7 @@ export async function discoveryFields(
           break;
         }
         case "childrenModelCount":
-          out.childrenModelCount = await metadataRepository.childrenCount(db, repo.fullName);
+          out.childrenModelCount = childrenOf.get(repo.fullName.toLowerCase()) ?? 0;
           break;
         case "spaces":
           out.spaces = spacesUsing ? await spacesUsing(repo) : [];
