@@ -105,8 +105,17 @@ export function createDownloadCounter({
   let flushing: Promise<void> = Promise.resolve();
 
   async function write(batch: Array<{ repositoryId: string; day: string; count: number }>) {
+    // Rows are locked in one order by every hub process, so two processes' batches never deadlock (PostgreSQL
+    // would abort one, and its counts would be lost).
+    const ordered = [...batch].sort((x, y) =>
+      x.repositoryId === y.repositoryId
+        ? x.day.localeCompare(y.day)
+        : x.repositoryId < y.repositoryId
+          ? -1
+          : 1,
+    );
     await db.transaction().execute(async (tx) => {
-      for (const { repositoryId, day, count } of batch) {
+      for (const { repositoryId, day, count } of ordered) {
         await tx
           .insertInto("repo_downloads")
           .values({ repository_id: repositoryId, day, count })
