@@ -51,12 +51,19 @@ import { createInferenceService } from "../areas/inference/settings/inference.se
 import { createSealer } from "../auth/sealed-secret.js";
 import { createCatalog } from "../router/candidates.js";
 import { createLiveStats } from "../router/live-stats.js";
+import { createRedisLiveStats } from "../router/redis-live-stats.js";
+import { createSessionAffinity } from "../router/session-affinity.js";
+import { createRedisSessionAffinity } from "../router/redis-session-affinity.js";
+import { closeRedis, openRedis } from "../db/redis.js";
 import { createDeliveryWorker } from "../areas/integrations/webhooks/delivery-worker.js";
 import { createRepoEvents } from "../areas/integrations/webhooks/events.js";
 import { combineRepoEvents } from "../domain/repo-events.js";
 import { createCardCitations } from "../areas/community/papers/card-citations.js";
 import { createMetadataIndexer } from "../areas/repositories/metadata/metadata-indexer.js";
-import { createDownloadCounter } from "../areas/repositories/metadata/download-counter.js";
+import {
+  createDownloadCounter,
+  createRedisDownloadWindow,
+} from "../areas/repositories/metadata/download-counter.js";
 import { createDiscoveryUpkeep } from "../areas/repositories/metadata/discovery-upkeep.js";
 import {
   createDiscussionsService,
@@ -125,6 +132,8 @@ export async function createHub(
         )
       : null;
   if (changes) cacheReadsOf(db, changes);
+  // What the hub processes of one deployment keep together (docs/configuration.md, "Several processes").
+  const shared = config.redisUrl ? openRedis(config.redisUrl, logger) : null;
   const clock = () => new Date();
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
@@ -222,6 +231,7 @@ export async function createHub(
     clock,
     logger,
     windowMs: config.discovery.downloadWindowSeconds * 1000,
+    ...(shared ? { window: createRedisDownloadWindow(shared, config.redisPrefix, logger) } : {}),
   });
   const likes = createLikesService({ db, clock, publicUrl: config.publicUrl });
   const discoveryUpkeep = createDiscoveryUpkeep({
@@ -365,11 +375,16 @@ export async function createHub(
     commitDiff: createCommitDiff(storage),
   });
   const catalog = createCatalog(config.router.providers);
-  const stats = createLiveStats({
-    clock: Date.now,
+  const cooldown = {
     failuresBeforeCooldown: config.router.failuresBeforeCooldown,
     cooldownMs: config.router.cooldownMs,
-  });
+  };
+  const stats = shared
+    ? createRedisLiveStats({ redis: shared, prefix: config.redisPrefix, logger, ...cooldown })
+    : createLiveStats({ clock: Date.now, ...cooldown });
+  const affinity = shared
+    ? createRedisSessionAffinity({ redis: shared, prefix: config.redisPrefix, logger })
+    : createSessionAffinity(Date.now);
   const openid = createOpenIdClient({
     allowPrivate: config.sso.allowPrivate,
     timeoutMs: config.sso.timeoutMs,
@@ -448,6 +463,7 @@ export async function createHub(
     serverKey,
     catalog,
     stats,
+    affinity,
     inference,
     billing,
     deletion,
@@ -463,6 +479,7 @@ export async function createHub(
       await preferences.flush();
       await mfaFailures.close();
       await openid.close();
+      if (shared) await closeRedis(shared);
       await changes?.close();
       await db.destroy();
     },

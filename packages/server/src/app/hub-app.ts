@@ -70,6 +70,7 @@ import type { WebhooksService } from "../areas/integrations/webhooks/webhooks.se
 import type { InferenceService } from "../areas/inference/settings/inference.service.js";
 import type { Catalog } from "../router/candidates.js";
 import type { LiveStats } from "../router/live-stats.js";
+import type { SessionAffinity } from "../router/session-affinity.js";
 import type { KeysService } from "../areas/accounts/keys/keys.service.js";
 import type { OrgsService } from "../areas/organizations/orgs/orgs.service.js";
 import { smartHttpRoutes } from "../git/http/smart-http.js";
@@ -150,6 +151,7 @@ export interface AppDeps {
   sso: SsoService;
   catalog: Catalog;
   stats: LiveStats;
+  affinity: SessionAffinity;
   startedAt: number;
 }
 

@@ -5,7 +5,6 @@ import { isSessionInferenceToken } from "../areas/accounts/auth/session-inferenc
 import { createSshServer } from "../git/ssh/ssh-server.js";
 import { createOpenAiCompatibleAdapter } from "../router/providers/openai-compatible.js";
 import { createRouterServer } from "../router/router-server.js";
-import { createSessionAffinity } from "../router/session-affinity.js";
 import { createUsageWriter } from "../router/usage-writer.js";
 
 /** A running surface: something that listens and can be stopped. */
@@ -45,7 +44,7 @@ export const SURFACE_BUILDERS: Record<Surface, (deps: SurfaceDeps) => Promise<Li
       inference: deps.inference,
       catalog: deps.catalog,
       stats: deps.stats,
-      affinity: createSessionAffinity(Date.now),
+      affinity: deps.affinity,
       usage: createUsageWriter(deps.inference, deps.logger),
       adapters: new Map(
         deps.config.router.providers.map((p) => [

@@ -68,13 +68,17 @@ export async function chooseRoute(input: {
   const context = await deps.inference.billingContext(owner.id);
   const sessionId = task === "embeddings" ? null : sessionIdOf(input.req.headers, input.body);
   const sessionKey = sessionId === null ? null : `${owner.id}\u0000${requested.id}\u0000${sessionId}`;
+  const [stats, affinityProvider] = await Promise.all([
+    deps.stats.view(candidates.map((c) => ({ provider: c.provider.slug, model: c.mapping.id }))),
+    sessionKey === null ? null : deps.affinity.providerOf(sessionKey),
+  ]);
   const { ordered, decision } = rankCandidates({
     candidates,
     requested,
     task,
     preferences: context.preferences,
-    stats: deps.stats,
-    affinityProvider: sessionKey === null ? null : deps.affinity.providerOf(sessionKey),
+    stats,
+    affinityProvider,
   });
 
   const refusal = routedRefusal(context);

@@ -1,5 +1,5 @@
 import { HubError, badRequest } from "../errors.js";
-import type { LiveStats } from "./live-stats.js";
+import type { LiveView } from "./live-stats.js";
 import {
   POLICIES,
   TASK_ENDPOINTS,
@@ -116,7 +116,7 @@ export function createCatalog(providers: readonly ProviderConfig[]) {
 
 export type Catalog = ReturnType<typeof createCatalog>;
 
-function fastestOrder(candidates: Candidate[], stats: LiveStats, task: Task) {
+function fastestOrder(candidates: Candidate[], stats: LiveView, task: Task) {
   // Throughput ranks chat and responses; embeddings have no output tokens, so time to answer ranks them.
   const byThroughput = task !== "embeddings";
   const value = (c: Candidate) => {
@@ -143,7 +143,7 @@ export function rankCandidates(input: {
   requested: RequestedModel;
   task: Task;
   preferences: RoutingPreferences;
-  stats: LiveStats;
+  stats: LiveView;
   affinityProvider: string | null;
 }): { ordered: Candidate[]; decision: RouteDecision } {
   const { requested, preferences, stats } = input;

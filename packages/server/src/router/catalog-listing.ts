@@ -1,6 +1,6 @@
 import type { CatalogModel, CatalogModelList } from "@hub/api";
 import type { Catalog } from "./candidates.js";
-import type { LiveStats } from "./live-stats.js";
+import type { LiveMapping, LiveView } from "./live-stats.js";
 
 const round = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10);
 
@@ -9,9 +9,16 @@ const round = (value: number | null) => (value === null ? null : Math.round(valu
  * prices, live status and measured speed (the fields Hugging Face's router
  * publishes). `onlyProvider` narrows it to one provider's models.
  */
+/** Every mapping of the catalog, as the live figures name them (what a listing reads). */
+export function catalogMappings(catalog: Catalog): LiveMapping[] {
+  return catalog
+    .models()
+    .flatMap((id) => catalog.mappings(id).map((c) => ({ provider: c.provider.slug, model: c.mapping.id })));
+}
+
 export function listCatalog(
   catalog: Catalog,
-  stats: LiveStats,
+  stats: LiveView,
   startedAt: number,
   onlyProvider?: string,
 ): CatalogModelList {

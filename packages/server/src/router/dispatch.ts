@@ -182,6 +182,16 @@ async function tryCandidate(ctx: AttemptContext): Promise<Outcome> {
     : relayWhole(ctx, upstream, headers, started);
 }
 
+/**
+ * The provider is about to answer the client: a conversation that names a
+ * session keeps this provider for its next turns, remembered before the client
+ * sees the answer, so the next turn finds it whichever hub process it reaches.
+ */
+async function answering(ctx: AttemptContext, status: number): Promise<void> {
+  if (ctx.route.sessionKey !== null && status < 400)
+    await ctx.deps.affinity.remember(ctx.route.sessionKey, ctx.attempt.candidate.provider.slug);
+}
+
 /** A body's JSON document when it is an object or array, as every OpenAI answer is; undefined otherwise. */
 function jsonDocument(body: Buffer): object | undefined {
   try {
@@ -221,6 +231,7 @@ async function relayWhole(
     );
   }
   const ttftMs = performance.now() - started;
+  await answering(ctx, upstream.status);
   headers["content-length"] = body.length;
   ctx.res.writeHead(upstream.status, headers);
   ctx.res.end(body);
@@ -254,6 +265,7 @@ async function relayStream(
   if (first.done) throw failed(ctx.attempt.candidate.provider.slug, new Error("empty stream"));
   const firstByteAt = performance.now();
   const tap = ctx.adapter.usageTap();
+  await answering(ctx, upstream.status);
   res.writeHead(upstream.status, headers);
   let last: Buffer = first.value;
   tap.push(last);
@@ -372,20 +384,18 @@ export async function dispatch(input: {
         stream: input.stream,
         signal: abort.signal,
       });
-      deps.stats.recordSuccess(provider.slug, mapping.id, {
+      await deps.stats.recordSuccess(provider.slug, mapping.id, {
         ttftMs: outcome.ttftMs,
         outputTokens: outcome.usage?.outputTokens ?? null,
         generationMs: outcome.generationMs,
       });
-      if (route.sessionKey !== null && outcome.status < 400)
-        deps.affinity.remember(route.sessionKey, provider.slug);
       record(attempt, outcome.status, outcome.usage, outcome.ttftMs);
       return;
     } catch (err) {
       if (!(err instanceof CandidateFailed)) throw err;
       if (abort.signal.aborted) return;
       failures.push(err.failure);
-      deps.stats.recordFailure(provider.slug);
+      await deps.stats.recordFailure(provider.slug);
     }
   }
 

@@ -6,7 +6,7 @@ import { HubError, badRequest } from "../errors.js";
 import { BILLING_MODES, type RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
 import { MAX_JSON_DEPTH, jsonNestingDepth, tooDeep } from "../http/json-body.js";
-import { listCatalog } from "./catalog-listing.js";
+import { catalogMappings, listCatalog } from "./catalog-listing.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
 import { TASK_ENDPOINTS, type Task } from "./providers-file.js";
@@ -201,7 +201,9 @@ export function createRouterServer(deps: RouterDeps) {
     if (req.method === "GET" && path === "/v1/models") {
       const principal = await authenticate(req);
       await billOwnerOf(req, principal);
-      const body = JSON.stringify(listCatalog(catalog, deps.stats, deps.startedAt));
+      const body = JSON.stringify(
+        listCatalog(catalog, await deps.stats.view(catalogMappings(catalog)), deps.startedAt),
+      );
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       res.end(body);
       return;

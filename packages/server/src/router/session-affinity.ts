@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 const MAX_SESSIONS = 100_000;
-const SESSION_TTL_MS = 60 * 60 * 1000;
+/** How long a conversation keeps its provider after its last answered turn. */
+export const SESSION_TTL_MS = 60 * 60 * 1000;
 const MAX_SESSION_ID = 256;
 
 function text(value: unknown): string | null {
@@ -33,11 +34,22 @@ export function sessionIdOf(headers: IncomingHttpHeaders, body: Record<string, u
   );
 }
 
-/** Which provider each recent conversation started on, bounded in size and age. */
-export function createSessionAffinity(clock: () => number) {
+/**
+ * Which provider each recent conversation started on, so its next turns go
+ * there while it is healthy. Kept in this process's memory, or in Redis
+ * (`redis-session-affinity.ts`) so a conversation keeps its provider whichever
+ * hub process its next request reaches.
+ */
+export interface SessionAffinity {
+  providerOf(key: string): Promise<string | null>;
+  remember(key: string, provider: string): Promise<void>;
+}
+
+/** Affinity in this process's memory, bounded in size and age: the default when no Redis is configured. */
+export function createSessionAffinity(clock: () => number): SessionAffinity {
   const sessions = new Map<string, { provider: string; at: number }>();
   return {
-    providerOf(key: string): string | null {
+    async providerOf(key) {
       const entry = sessions.get(key);
       if (!entry) return null;
       if (clock() - entry.at > SESSION_TTL_MS) {
@@ -46,7 +58,7 @@ export function createSessionAffinity(clock: () => number) {
       }
       return entry.provider;
     },
-    remember(key: string, provider: string): void {
+    async remember(key, provider) {
       sessions.delete(key);
       sessions.set(key, { provider, at: clock() });
       if (sessions.size > MAX_SESSIONS) {
@@ -56,5 +68,3 @@ export function createSessionAffinity(clock: () => number) {
     },
   };
 }
-
-export type SessionAffinity = ReturnType<typeof createSessionAffinity>;

@@ -14,7 +14,7 @@ import { Type } from "@sinclair/typebox";
 import { notFound } from "../../../errors.js";
 import { ownerSettingsRoute } from "../../../http/owner-settings.js";
 import type { Catalog } from "../../../router/candidates.js";
-import { listCatalog } from "../../../router/catalog-listing.js";
+import { catalogMappings, listCatalog } from "../../../router/catalog-listing.js";
 import type { LiveStats } from "../../../router/live-stats.js";
 import type { OrgsService } from "../../organizations/orgs/orgs.service.js";
 import type { InferenceService } from "./inference.service.js";
@@ -49,7 +49,7 @@ export function inferenceRoutes(deps: {
         },
         config: { access: "optional" },
       },
-      async () => listCatalog(catalog, stats, deps.startedAt),
+      async () => listCatalog(catalog, await stats.view(catalogMappings(catalog)), deps.startedAt),
     );
 
     app.get(
@@ -67,7 +67,11 @@ export function inferenceRoutes(deps: {
       },
       async (request) => {
         const id = `${request.params.owner}/${request.params.model}`;
-        const model = listCatalog(catalog, stats, deps.startedAt).data.find((entry) => entry.id === id);
+        const model = listCatalog(
+          catalog,
+          await stats.view(catalogMappings(catalog)),
+          deps.startedAt,
+        ).data.find((entry) => entry.id === id);
         if (!model) {
           throw notFound(`The Router serves no model ${id}; list them at GET /api/inference/models.`);
         }
@@ -93,7 +97,12 @@ export function inferenceRoutes(deps: {
             `There is no provider ${request.params.provider}; list them at GET /api/inference/models.`,
           );
         }
-        return listCatalog(catalog, stats, deps.startedAt, request.params.provider);
+        return listCatalog(
+          catalog,
+          await stats.view(catalogMappings(catalog)),
+          deps.startedAt,
+          request.params.provider,
+        );
       },
     );
 

@@ -227,7 +227,12 @@ export function createInferenceService({
           tx,
           rows.map((row) => row.usage),
         );
-        for (const charge of charges.values()) {
+        // Owners' rows are locked in one order by every hub process, so two processes' batches never deadlock
+        // (PostgreSQL would abort one, and its requests would go uncharged).
+        const ordered = [...charges.values()].sort((x, y) =>
+          x.ownerId === y.ownerId ? x.month.localeCompare(y.month) : x.ownerId < y.ownerId ? -1 : 1,
+        );
+        for (const charge of ordered) {
           await repo.ensureOwner(tx, charge.ownerId, charge.ownerType, charge.at);
           await repo.adjustBalance(tx, charge.ownerId, -charge.nanos, charge.nanos, charge.month);
         }

@@ -18,7 +18,7 @@ import type { Authorize } from "../../../auth/authorizer.js";
 import type { Principal } from "../../../auth/credential.js";
 import { repoResource, type FoundRepo } from "../../../domain/repositories.js";
 import { HubError, notFound } from "../../../errors.js";
-import { listCatalog } from "../../../router/catalog-listing.js";
+import { catalogMappings, listCatalog } from "../../../router/catalog-listing.js";
 import type { Catalog } from "../../../router/candidates.js";
 import type { LiveStats } from "../../../router/live-stats.js";
 import type { PapersService } from "../../community/papers/papers.service.js";
@@ -307,7 +307,11 @@ export function createMcpTools(deps: McpToolsDeps): McpTool[] {
       outputSchema: McpRouterModels,
       async run(_caller, args) {
         const needle = args.query?.toLowerCase();
-        const models = listCatalog(deps.catalog, deps.stats, deps.startedAt)
+        const models = listCatalog(
+          deps.catalog,
+          await deps.stats.view(catalogMappings(deps.catalog)),
+          deps.startedAt,
+        )
           .data.filter((model) => !needle || model.id.toLowerCase().includes(needle))
           .map((model) => ({
             ...model,
