@@ -44,6 +44,7 @@ import type { Config, RateLimitConfig } from "../config.js";
 import { migrateToLatest, openDatabase, writeCountOf } from "../db/database.js";
 import { cacheReadsOf } from "../db/cached-read.js";
 import { openChangeEpoch } from "../db/change-epoch.js";
+import { createWriteLocks } from "../db/write-locks.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
 import { createRepoStorage } from "../git/repo-storage.js";
 import { createGitService } from "../git/git-service.js";
@@ -125,6 +126,7 @@ export async function createHub(
         )
       : null;
   if (changes) cacheReadsOf(db, changes);
+  const writeLocks = createWriteLocks(config.database);
   const clock = () => new Date();
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
@@ -304,6 +306,7 @@ export async function createHub(
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
     pullRequests: discussions.pullRequests,
+    writeLocks,
   });
   const hardware = createHardwareService({
     db,
@@ -464,6 +467,7 @@ export async function createHub(
       await mfaFailures.close();
       await openid.close();
       await changes?.close();
+      await writeLocks.close();
       await db.destroy();
     },
   };
