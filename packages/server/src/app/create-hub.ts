@@ -45,6 +45,7 @@ import { migrateToLatest, openDatabase, writeCountOf } from "../db/database.js";
 import { cacheReadsOf } from "../db/cached-read.js";
 import { openChangeEpoch } from "../db/change-epoch.js";
 import { createWriteLocks } from "../db/write-locks.js";
+import { createHealthChecks } from "./health-checks.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
 import { createRepoStorage } from "../git/repo-storage.js";
 import { createGitService } from "../git/git-service.js";
@@ -178,6 +179,7 @@ export async function createHub(
   });
   const storage = createRepoStorage(config.dataDir);
   const objectStore = createObjectStore(config);
+  const healthChecks = createHealthChecks({ db, objectStore, redisUrl: config.redisUrl });
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
@@ -461,8 +463,10 @@ export async function createHub(
     clock,
     authenticate,
     authorize,
+    healthChecks,
     close: async () => {
       objectReader.close();
+      healthChecks.close();
       await preferences.flush();
       await mfaFailures.close();
       await openid.close();
