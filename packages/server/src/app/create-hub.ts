@@ -153,10 +153,15 @@ export async function createHub(
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
   const identities = createSocialIdentities({ db, clock });
+  const objectStore = createObjectStore(config);
+  const healthChecks = createHealthChecks({ db, objectStore, redisUrl: config.redisUrl });
   const profiles = createProfileService({
     db,
     clock,
-    avatars: createAvatarStore(config.dataDir),
+    avatars: createAvatarStore(
+      config.dataDir,
+      config.objectStore.kind === "s3" ? objectStore.namespace("avatars") : null,
+    ),
     identities,
     publicUrl: config.publicUrl,
     avatarMaxBytes: config.account.avatarMaxBytes,
@@ -178,8 +183,6 @@ export async function createHub(
     publicUrl: config.publicUrl,
   });
   const storage = createRepoStorage(config.dataDir);
-  const objectStore = createObjectStore(config);
-  const healthChecks = createHealthChecks({ db, objectStore, redisUrl: config.redisUrl });
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
