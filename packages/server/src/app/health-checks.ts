@@ -29,8 +29,9 @@ export function createHealthChecks({
   timeoutMs = HEALTH_CHECK_TIMEOUT_MS,
 }: HealthChecksDeps) {
   let redis: Redis | null = null;
-  const redisClient = () => {
-    redis ??= new Redis(redisUrl ?? "", {
+  const redisClient = (): Redis => {
+    if (redis) return redis;
+    redis = new Redis(redisUrl ?? "", {
       lazyConnect: true,
       connectTimeout: timeoutMs,
       maxRetriesPerRequest: 0,

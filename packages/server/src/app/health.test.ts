@@ -77,6 +77,9 @@ describe("the health check of a process on PostgreSQL, Redis and MinIO", () => {
     expect(deep.body.checks?.database.ok).toBe(true);
     expect(deep.body.checks?.redis?.ok).toBe(true);
     expect(deep.body.checks?.objectStore.ok).toBe(true);
+    // A probe every few seconds for days: each check reuses one Redis connection and adds no listener.
+    for (let i = 0; i < 15; i++) expect((await health(hub, "?deep=1")).status).toBe(200);
+    expect(hub.logs.join("\n")).not.toContain("MaxListenersExceededWarning");
 
     await minio.stop();
     const started = Date.now();
