@@ -32,8 +32,7 @@ import { createTokensService } from "../areas/accounts/tokens/tokens.service.js"
 import { createDeviceService } from "../areas/accounts/device/device.service.js";
 import { createAuthenticator, createCredentialResolver } from "../auth/authenticate.js";
 import { loadServerKey } from "../auth/server-key.js";
-import { createObjectStore } from "../git/lfs/create-object-store.js";
-import { createMultipartStaging } from "../git/lfs/multipart-staging.js";
+import { createMultipartStagingFor, createObjectStore } from "../git/lfs/create-object-store.js";
 import { createLfsService } from "../git/lfs/lfs.service.js";
 import { createLfsLocksService } from "../git/lfs/lfs-locks.service.js";
 import { createAuthorizer } from "../auth/authorizer.js";
@@ -286,7 +285,7 @@ export async function createHub(
     authorize,
     resolveCredentialKey,
     serverKey,
-    staging: createMultipartStaging(config.dataDir),
+    staging: createMultipartStagingFor(config),
     clock,
   });
   const lfsLocks = createLfsLocksService({ db, authorize, clock });
