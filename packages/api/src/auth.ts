@@ -34,11 +34,48 @@ export const ReauthenticateResponse = Type.Object(
 );
 export type ReauthenticateResponse = Static<typeof ReauthenticateResponse>;
 
+/** One dependency a deep health check reached, or failed to. */
+export const HealthCheck = Type.Object(
+  {
+    ok: Type.Boolean(),
+    /** How long the call took, in milliseconds. */
+    ms: Type.Integer({ minimum: 0 }),
+    error: Type.Optional(Type.String({ description: "Why it failed (a timeout, or the error's message)." })),
+  },
+  { title: "HealthCheck" },
+);
+export type HealthCheck = Static<typeof HealthCheck>;
+
+/**
+ * `GET /api/health`: the process is up and reads its database. With `?deep=1`, `checks` names each dependency
+ * (the database, Redis when configured, the object store) with whether one cheap call to it answered in time;
+ * a load balancer takes a process whose dependency fails (503, `status: "unavailable"`) out of rotation.
+ */
 export const Health = Type.Object(
-  { status: Type.Literal("ok"), version: Type.String() },
+  {
+    status: Type.Union([Type.Literal("ok"), Type.Literal("unavailable")]),
+    version: Type.String(),
+    checks: Type.Optional(
+      Type.Object({
+        database: HealthCheck,
+        redis: Type.Optional(HealthCheck),
+        objectStore: HealthCheck,
+      }),
+    ),
+  },
   { title: "Health" },
 );
 export type Health = Static<typeof Health>;
+
+export const HealthQuery = Type.Object({
+  deep: Type.Optional(
+    Type.Union([Type.Literal("1"), Type.Literal("0")], {
+      description:
+        "1: also reach Redis and the object store, each within a timeout, and answer 503 if one fails.",
+    }),
+  ),
+});
+export type HealthQuery = Static<typeof HealthQuery>;
 
 /**
  * `POST /api/auth/session-inference-token`: a Router credential for the signed-in browser (the web's

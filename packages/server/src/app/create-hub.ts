@@ -32,8 +32,7 @@ import { createTokensService } from "../areas/accounts/tokens/tokens.service.js"
 import { createDeviceService } from "../areas/accounts/device/device.service.js";
 import { createAuthenticator, createCredentialResolver } from "../auth/authenticate.js";
 import { loadServerKey } from "../auth/server-key.js";
-import { createObjectStore } from "../git/lfs/create-object-store.js";
-import { createMultipartStaging } from "../git/lfs/multipart-staging.js";
+import { createMultipartStagingFor, createObjectStore } from "../git/lfs/create-object-store.js";
 import { createLfsService } from "../git/lfs/lfs.service.js";
 import { createLfsLocksService } from "../git/lfs/lfs-locks.service.js";
 import { createAuthorizer } from "../auth/authorizer.js";
@@ -44,6 +43,8 @@ import type { Config, RateLimitConfig } from "../config.js";
 import { migrateToLatest, openDatabase, writeCountOf } from "../db/database.js";
 import { cacheReadsOf } from "../db/cached-read.js";
 import { openChangeEpoch } from "../db/change-epoch.js";
+import { createWriteLocks } from "../db/write-locks.js";
+import { createHealthChecks } from "./health-checks.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
 import { createRepoStorage } from "../git/repo-storage.js";
 import { createGitService } from "../git/git-service.js";
@@ -134,6 +135,7 @@ export async function createHub(
   if (changes) cacheReadsOf(db, changes);
   // What the hub processes of one deployment keep together (docs/configuration.md, "Several processes").
   const shared = config.redisUrl ? openRedis(config.redisUrl, logger) : null;
+  const writeLocks = createWriteLocks(config.database);
   const clock = () => new Date();
   const serverKey = await loadServerKey(config.dataDir, config.secretKey);
   const tokens = createTokensService({ db, clock, secretPrefix: config.tokenPrefix });
@@ -159,10 +161,15 @@ export async function createHub(
   });
   const device = createDeviceService({ db, clock, tokens, config: config.device });
   const identities = createSocialIdentities({ db, clock });
+  const objectStore = createObjectStore(config);
+  const healthChecks = createHealthChecks({ db, objectStore, redisUrl: config.redisUrl });
   const profiles = createProfileService({
     db,
     clock,
-    avatars: createAvatarStore(config.dataDir),
+    avatars: createAvatarStore(
+      config.dataDir,
+      config.objectStore.kind === "s3" ? objectStore.namespace("avatars") : null,
+    ),
     identities,
     publicUrl: config.publicUrl,
     avatarMaxBytes: config.account.avatarMaxBytes,
@@ -184,7 +191,6 @@ export async function createHub(
     publicUrl: config.publicUrl,
   });
   const storage = createRepoStorage(config.dataDir);
-  const objectStore = createObjectStore(config);
   const authenticate = createAuthenticator({ tokens, auth, keys, serverKey });
   const resolveCredentialKey = createCredentialResolver({ tokens, auth, keys });
   const repoFiles = createRepoFiles(storage, path.join(config.dataDir, "tmp"));
@@ -289,7 +295,7 @@ export async function createHub(
     authorize,
     resolveCredentialKey,
     serverKey,
-    staging: createMultipartStaging(config.dataDir),
+    staging: createMultipartStagingFor(config),
     clock,
   });
   const lfsLocks = createLfsLocksService({ db, authorize, clock });
@@ -314,6 +320,7 @@ export async function createHub(
     store: objectStore,
     maxGitBlobBytes: config.maxGitBlobBytes,
     pullRequests: discussions.pullRequests,
+    writeLocks,
   });
   const hardware = createHardwareService({
     db,
@@ -474,13 +481,16 @@ export async function createHub(
     clock,
     authenticate,
     authorize,
+    healthChecks,
     close: async () => {
       objectReader.close();
+      healthChecks.close();
       await preferences.flush();
       await mfaFailures.close();
       await openid.close();
       if (shared) await closeRedis(shared);
       await changes?.close();
+      await writeLocks.close();
       await db.destroy();
     },
   };

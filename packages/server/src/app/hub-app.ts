@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { ApiError, Health, OAuthError } from "@hub/api";
+import { ApiError, Health, HealthQuery, OAuthError } from "@hub/api";
+import type { HealthChecks } from "./health-checks.js";
 import type { DownloadCounter } from "../areas/repositories/metadata/download-counter.js";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { AccountService } from "../areas/accounts/account/account.service.js";
@@ -136,6 +137,7 @@ export interface AppDeps {
   repos: ReposService;
   storage: RepoStorage;
   objectStore: ObjectStore;
+  healthChecks: HealthChecks;
   files: FilesService;
   refs: RefsService;
   repoFiles: RepoFiles;
@@ -274,14 +276,24 @@ export async function buildHubApp(deps: AppDeps): Promise<FastifyInstance> {
       schema: {
         operationId: "health",
         tags: ["OpenAPI"],
-        summary: "Liveness and database reachability.",
-        response: { 200: Health },
+        summary: "Liveness and database reachability; with deep=1, Redis and the object store too.",
+        description:
+          "Plain: 200 once the process reads its database (a load balancer's cheap probe). With `deep=1`: one cheap " +
+          "call to the database, Redis (when configured) and the object store, each within 2 seconds; 200 when all " +
+          'answer, 503 with `status: "unavailable"` and the failing check\'s `error` otherwise.',
+        querystring: HealthQuery,
+        response: { 200: Health, 503: Health },
       },
       config: { access: "public", unmetered: true },
     },
-    async () => {
-      await deps.db.selectFrom("users").select("id").limit(1).execute();
-      return { status: "ok" as const, version: deps.version };
+    async (request, reply) => {
+      if (request.query.deep !== "1") {
+        await deps.db.selectFrom("users").select("id").limit(1).execute();
+        return { status: "ok" as const, version: deps.version };
+      }
+      const { ok, checks } = await deps.healthChecks.run();
+      if (!ok) void reply.status(503);
+      return { status: ok ? ("ok" as const) : ("unavailable" as const), version: deps.version, checks };
     },
   );
   app.get(

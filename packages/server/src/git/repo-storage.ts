@@ -36,7 +36,10 @@ export function createRepoStorage(dataDir: string) {
     /** The directory git's `core.hooksPath` points at for every push. */
     hooksDir,
 
-    /** Writes the hook scripts that enforce the push policy and record pushes; called once at start-up. */
+    /**
+     * Writes the hook scripts that enforce the push policy and record pushes; called once at start-up. Each is
+     * replaced whole (rename), so a push another process runs meanwhile never reads a half-written policy.
+     */
     async installHooks(): Promise<void> {
       await mkdir(hooksDir, { recursive: true });
       await mkdir(pushRecords, { recursive: true });
@@ -44,9 +47,12 @@ export function createRepoStorage(dataDir: string) {
         ["pre-receive", PRE_RECEIVE_HOOK],
         ["post-receive", POST_RECEIVE_HOOK],
       ] as const) {
+        // Written beside and renamed in: another process of the deployment may be running a push with it.
         const hook = path.join(hooksDir, name);
-        await writeFile(hook, script);
-        await chmod(hook, 0o755);
+        const staged = `${hook}.${randomBytes(6).toString("hex")}.tmp`;
+        await writeFile(staged, script);
+        await chmod(staged, 0o755);
+        await rename(staged, hook);
       }
     },
 

@@ -1,7 +1,9 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import type { Config, ObjectStoreConfig } from "../../config.js";
 import { createLocalObjectStore } from "./local-object-store.js";
+import { createMultipartStaging, type MultipartStaging } from "./multipart-staging.js";
 import type { ObjectStore } from "./object-store.js";
+import { createS3MultipartStaging } from "./s3-multipart-staging.js";
 import { createS3ObjectStore } from "./s3-object-store.js";
 
 type S3Config = Extract<ObjectStoreConfig, { kind: "s3" }>;
@@ -30,5 +32,19 @@ export function createObjectStore(config: Pick<Config, "dataDir" | "objectStore"
     bucket: settings.bucket,
     prefix: settings.prefix,
     presignedDownloads: settings.presignedDownloads,
+  });
+}
+
+/**
+ * Where the parts of unfinished multipart LFS uploads wait: the data dir with the local store, the bucket with
+ * an S3-compatible one, so any process of a deployment can take the next part or complete the upload.
+ */
+export function createMultipartStagingFor(config: Pick<Config, "dataDir" | "objectStore">): MultipartStaging {
+  const settings = config.objectStore;
+  if (settings.kind === "local") return createMultipartStaging(config.dataDir);
+  return createS3MultipartStaging({
+    client: createS3Client(settings),
+    bucket: settings.bucket,
+    prefix: settings.prefix,
   });
 }

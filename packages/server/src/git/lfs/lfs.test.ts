@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +7,8 @@ import { loadConfig } from "../../config.js";
 import { git, lfsGitConfig, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 import { STORE_KINDS, STORE_SUITES, storeFor } from "../../test-support/minio.js";
-import { createObjectStore } from "./create-object-store.js";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { createObjectStore, createS3Client } from "./create-object-store.js";
 
 interface BatchAnswer {
   transfer: string;
@@ -464,6 +465,21 @@ describe.each(STORE_KINDS)("the Hugging Face multipart upload extension, objects
     await objects?.stop();
   });
 
+  /** The names of the parts (and their ETags) waiting in the bucket, under any upload. */
+  const stagedKeys = async () => {
+    const config = loadConfig({ ...objects.env, HUB_DATA_DIR: hub.dataDir }).objectStore;
+    if (config.kind !== "s3") return [];
+    const client = createS3Client(config);
+    try {
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: config.bucket, Prefix: `${config.prefix}lfs/multipart/` }),
+      );
+      return (listed.Contents ?? []).map((item) => item.Key?.split("/").pop() ?? "");
+    } finally {
+      client.destroy();
+    }
+  };
+
   const batchUpload = async (transfers: string[]) => {
     const response = await fetch(`${hub.gitUrl}/alice/parts.git/info/lfs/objects/batch`, {
       method: "POST",
@@ -507,6 +523,9 @@ describe.each(STORE_KINDS)("the Hugging Face multipart upload extension, objects
     }
     const wrongPart = await fetch(header["00002"] ?? "", { method: "PUT", body: content.subarray(0, 10) });
     expect(wrongPart.status).toBe(422);
+    // The parts wait in the data dir with the local store, in the bucket with S3 (any process can complete).
+    expect(existsSync(path.join(hub.dataDir, "lfs", "multipart"))).toBe(storeKind === "local");
+    if (storeKind === "s3") expect((await stagedKeys()).sort()).toEqual(["1", "1.etag", "2", "2.etag"]);
     const complete = (parts: unknown) =>
       fetch(upload?.href ?? "", {
         method: "POST",
@@ -528,6 +547,7 @@ describe.each(STORE_KINDS)("the Hugging Face multipart upload extension, objects
       { partNumber: 2, etag: etags[1] },
     ]);
     expect(done.status).toBe(200);
+    if (storeKind === "s3") expect(await stagedKeys()).toEqual([]);
     const download = await fetch(`${hub.gitUrl}/alice/parts.git/info/lfs/objects/batch`, {
       method: "POST",
       headers: { "content-type": "application/vnd.git-lfs+json", authorization: `Bearer ${token}` },

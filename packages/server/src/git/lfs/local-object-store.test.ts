@@ -51,6 +51,12 @@ describe("the local object store", () => {
     expect(oidOf(Buffer.concat(chunks))).toBe(oid);
   });
 
+  it("is reachable while its data dir is there, and says why not once it is gone", async () => {
+    await expect(store.reachable(AbortSignal.timeout(5000))).resolves.toBeUndefined();
+    const gone = createLocalObjectStore(path.join(dataDir, "not-mounted"));
+    await expect(gone.reachable(AbortSignal.timeout(5000))).rejects.toThrow(/ENOENT/);
+  });
+
   it("hashes several large uploads at once, each against its own id", async () => {
     const contents = [1, 2, 3].map((seed) => bytesOf(20 * 1024 * 1024 + seed, seed));
     await Promise.all(

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { access, constants, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { verifyingStream } from "./verifying-stream.js";
@@ -97,6 +97,11 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
   };
 
   return {
+    // The data dir is where objects are written: it must be there, readable and writable (a mounted volume).
+    async reachable() {
+      await access(dataDir, constants.R_OK | constants.W_OK);
+    },
+
     async size(oid) {
       try {
         return (await stat(pathOf(oid))).size;

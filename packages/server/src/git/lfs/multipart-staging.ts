@@ -11,7 +11,7 @@ import { ObjectMismatchError } from "./object-store.js";
  * disk until the client completes the upload; then they are read back in
  * order and streamed into the object store, which verifies the whole object.
  */
-export function createMultipartStaging(dataDir: string) {
+export function createMultipartStaging(dataDir: string): MultipartStaging {
   const root = path.join(dataDir, "lfs", "multipart");
   const dirOf = (repositoryId: string, oid: string, session: string) =>
     path.join(root, repositoryId, oid, session);
@@ -88,4 +88,27 @@ export function createMultipartStaging(dataDir: string) {
   };
 }
 
-export type MultipartStaging = ReturnType<typeof createMultipartStaging>;
+/** Where parts wait until their upload completes: the data dir (here) or the bucket (`s3-multipart-staging.ts`). */
+export interface MultipartStaging {
+  /** Stores one part of exactly `size` bytes and returns its ETag (the MD5 of the part, as S3 gives it). */
+  writePart(
+    repositoryId: string,
+    oid: string,
+    session: string,
+    part: number,
+    size: number,
+    body: Readable,
+  ): Promise<string>;
+  /** Whether every part is stored, each with the ETag the client reports for it. */
+  complete(
+    repositoryId: string,
+    oid: string,
+    session: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+    count: number,
+  ): Promise<boolean>;
+  /** The parts in order, as one stream. */
+  read(repositoryId: string, oid: string, session: string, count: number): Readable;
+  /** Removes the upload's parts. */
+  discard(repositoryId: string, oid: string, session: string): Promise<void>;
+}

@@ -82,4 +82,6 @@ export interface ObjectStore {
    * grant, valid until it expires, as the hub's own signed hrefs are.
    */
   signedDownloadUrl?(oid: string, options: SignedDownload): Promise<string>;
+  /** Resolves once one cheap call reached the store (a health check's), or throws why not; `signal` gives up. */
+  reachable(signal: AbortSignal): Promise<void>;
 }

@@ -45,6 +45,17 @@ describe("the S3 object store on MinIO", () => {
     await minio?.stop();
   });
 
+  it("is reachable while its bucket exists, and says why not for a bucket that does not", async () => {
+    await expect(store.reachable(AbortSignal.timeout(5000))).resolves.toBeUndefined();
+    const missing = createS3ObjectStore({
+      client: minio.client,
+      bucket: `${bucket}-missing`,
+      prefix: "hub/",
+      presignedDownloads: true,
+    });
+    await expect(missing.reachable(AbortSignal.timeout(5000))).rejects.toThrow();
+  });
+
   it("stores a small object under the prefix, reads it whole and by range, lists and removes it", async () => {
     const content = Buffer.from("hello, object storage\n");
     const oid = sha256(content);

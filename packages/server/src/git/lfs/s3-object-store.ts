@@ -3,6 +3,7 @@ import { pipeline } from "node:stream";
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -171,6 +172,11 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
 
   const store: ObjectStore = {
     size: (oid) => sizeOf(objectKey(oid)),
+
+    // The bucket exists and these credentials may list it (s3:ListBucket), with no object read.
+    async reachable(signal) {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: signal });
+    },
 
     async write(oid, size, body) {
       const key = objectKey(oid);

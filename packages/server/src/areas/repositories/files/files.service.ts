@@ -1,6 +1,7 @@
 import type { Principal } from "../../../auth/credential.js";
 import { cachedRead } from "../../../db/cached-read.js";
 import type { Db, DbOrTx } from "../../../db/database.js";
+import type { WriteLocks } from "../../../db/write-locks.js";
 import { HubError, badRequest, entryNotFound, revisionNotFound } from "../../../errors.js";
 
 import { lfsMatcher } from "../../../git/gitattributes.js";
@@ -94,7 +95,12 @@ export interface FilesServiceDeps {
   maxGitBlobBytes: number;
   /** Who may write to `refs/pr/{num}`, and opening pull requests for `create_pr`. */
   pullRequests: PullRequests;
+  /** Serializes writes to one repository across every process of the deployment. */
+  writeLocks: WriteLocks;
 }
+
+/** How often a commit is rebuilt on a head a push moved while it was made, before it answers 409. */
+const COMMIT_ATTEMPTS = 4;
 
 /** The Hugging Face-compatible file API over a repository: revisions, trees, preupload, commits and downloads. */
 export function createFilesService({
@@ -106,6 +112,7 @@ export function createFilesService({
   store,
   maxGitBlobBytes,
   pullRequests,
+  writeLocks,
 }: FilesServiceDeps) {
   /**
    * The commit a revision names, or null. A revision is a ref name, a
@@ -306,29 +313,16 @@ export function createFilesService({
           "summary",
         );
       }
-      let head = await writableHead(repo, branch);
+      // The branch must exist and parentCommit be well formed before anything else is read; the head the
+      // commit builds on is read again under the repository's write lock.
+      await writableHead(repo, branch);
       const parent = header.value.parentCommit;
-      if (parent !== undefined && parent !== null) {
-        if (typeof parent !== "string" || !/^[0-9a-f]{5,40}$/.test(parent))
-          throw badRequest("invalid_commit", "parentCommit must be 5 to 40 hex characters.", "parentCommit");
-        if (createPr) {
-          // A pull request starts from the commit named, wherever the branch has moved since.
-          const based = await files.resolveObject(repo.row.id, `${parent}^{commit}`);
-          if (!based)
-            throw badRequest(
-              "invalid_commit",
-              `parentCommit ${parent} names no commit of ${repo.fullName}.`,
-              "parentCommit",
-            );
-          head = based;
-        } else if (!head.startsWith(parent)) {
-          throw new HubError(
-            412,
-            "parent_commit_mismatch",
-            `${branch} is at ${head}, not ${parent}: fetch the branch again and redo your change.`,
-          );
-        }
-      }
+      if (
+        parent !== undefined &&
+        parent !== null &&
+        (typeof parent !== "string" || !/^[0-9a-f]{5,40}$/.test(parent))
+      )
+        throw badRequest("invalid_commit", "parentCommit must be 5 to 40 hex characters.", "parentCommit");
       const operations: FileOperation[] = [];
       const lfsFiles: Array<{ path: string; oid: string; size?: number }> = [];
       for (const [index, line] of lines.slice(1).entries()) {
@@ -396,53 +390,85 @@ export function createFilesService({
       }
       const user = await usersRepository.findById(db, principal.userId);
       const body = description ? `\n\n${description}` : "";
-      const opened = createPr
-        ? await pullRequests.openForCommit(repo, principal, {
-            title: header.value.summary,
-            description,
-            targetBranch: branch,
-          })
-        : null;
-      const target = opened
-        ? { ref: `refs/pr/${opened.num}`, expected: ZERO_OID }
-        : prNumber !== null
-          ? { ref: branch, expected: head }
-          : { ref: `refs/heads/${branch}`, expected: head };
-      try {
-        const commitOid = await files.commit(repo.row.id, {
-          branch,
-          head,
-          target,
-          message: `${header.value.summary}${body}\n`,
-          author: {
-            name: user?.fullname || principal.handle,
-            email: user?.email ?? `${principal.handle}@users.noreply`,
-          },
-          operations,
-        });
-        await repos.refsUpdated(
-          repo,
-          [{ ref: target.ref, oldSha: target.expected, newSha: commitOid }],
-          principal.handle,
-        );
-        await opened?.announce();
-        return {
-          commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`,
-          commitOid,
-          ...(opened ? { pullRequestUrl: opened.url } : {}),
-        };
-      } catch (err) {
-        await opened?.abandon();
-        if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);
-        if (err instanceof RejectedPathError) throw rejectedPath(err.path, err.reason);
-        if (err instanceof BranchMovedError)
-          throw new HubError(
-            409,
-            "branch_moved",
-            `${branch} moved while this commit was made; retry it on the new head.`,
-          );
-        throw err;
-      }
+      const title = header.value.summary;
+      const message = `${title}${body}\n`;
+      const author = {
+        name: user?.fullname || principal.handle,
+        email: user?.email ?? `${principal.handle}@users.noreply`,
+      };
+      // Commits to one repository take turns across every process (a PostgreSQL advisory lock), each on the
+      // head as it is once its turn came, so concurrent commits all land instead of failing on each other.
+      return writeLocks.withLock(repo.row.id, async () => {
+        const pinned = typeof parent === "string";
+        for (let attempt = 1; ; attempt++) {
+          let head = await writableHead(repo, branch);
+          if (typeof parent === "string") {
+            if (createPr) {
+              // A pull request starts from the commit named, wherever the branch has moved since.
+              const based = await files.resolveObject(repo.row.id, `${parent}^{commit}`);
+              if (!based)
+                throw badRequest(
+                  "invalid_commit",
+                  `parentCommit ${parent} names no commit of ${repo.fullName}.`,
+                  "parentCommit",
+                );
+              head = based;
+            } else if (!head.startsWith(parent)) {
+              throw new HubError(
+                412,
+                "parent_commit_mismatch",
+                `${branch} is at ${head}, not ${parent}: fetch the branch again and redo your change.`,
+              );
+            }
+          }
+          const opened = createPr
+            ? await pullRequests.openForCommit(repo, principal, {
+                title,
+                description,
+                targetBranch: branch,
+              })
+            : null;
+          const target = opened
+            ? { ref: `refs/pr/${opened.num}`, expected: ZERO_OID }
+            : prNumber !== null
+              ? { ref: branch, expected: head }
+              : { ref: `refs/heads/${branch}`, expected: head };
+          try {
+            const commitOid = await files.commit(repo.row.id, {
+              branch,
+              head,
+              target,
+              message,
+              author,
+              operations,
+            });
+            await repos.refsUpdated(
+              repo,
+              [{ ref: target.ref, oldSha: target.expected, newSha: commitOid }],
+              principal.handle,
+            );
+            await opened?.announce();
+            return {
+              commitUrl: `${repos.webUrl(repo.type, repo.fullName)}/commit/${commitOid}`,
+              commitOid,
+              ...(opened ? { pullRequestUrl: opened.url } : {}),
+            };
+          } catch (err) {
+            await opened?.abandon();
+            if (err instanceof MissingEntryError) throw entryNotFound(err.path, head);
+            if (err instanceof RejectedPathError) throw rejectedPath(err.path, err.reason);
+            // Only a push (which git serializes by itself) moves the branch under the lock: build on its head.
+            if (err instanceof BranchMovedError && !pinned && !opened && attempt < COMMIT_ATTEMPTS) continue;
+            if (err instanceof BranchMovedError)
+              throw new HubError(
+                409,
+                "branch_moved",
+                `${branch} moved while this commit was made; retry it on the new head.`,
+              );
+            throw err;
+          }
+        }
+      });
     },
 
     /** The size of an LFS object as uploaded through this repository, or undefined when it was not. */

@@ -214,20 +214,31 @@ describe.each(STORE_SUITES)("the file API over HTTP on $dialect, objects on $sto
     expect((await readJson<ApiError>(stale)).code).toBe("parent_commit_mismatch");
   });
 
-  it("serializes concurrent commits to one branch: none is lost, losers are told", async () => {
+  it("serializes concurrent commits to one branch: each lands on the head its turn finds, none is lost", async () => {
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         commit(ndjson(header(`Writer ${i}`), file(`w/${i}.txt`, String(i)))),
       ),
     );
-    const statuses = results.map((r) => r.status);
-    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
-    const winners = statuses.filter((s) => s === 200).length;
-    expect(winners).toBeGreaterThan(0);
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const tree = await readJson<TreeItem[]>(
       await hub.request("/api/models/alice/files/tree/main/w", { token }),
     );
-    expect(tree.length).toBe(winners);
+    expect(tree.map((entry) => entry.path).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `w/${i}.txt`));
+  });
+
+  it("lets one of concurrent commits pinned to one parentCommit land, and tells the others with 412", async () => {
+    const parent = await head();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        commit(ndjson(header(`Pinned ${i}`, { parentCommit: parent }), file(`p/${i}.txt`, String(i)))),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 412, 412, 412]);
+    const tree = await readJson<TreeItem[]>(
+      await hub.request("/api/models/alice/files/tree/main/p", { token }),
+    );
+    expect(tree.length).toBe(1);
   });
 
   it("deletes files and folders, and says when there is nothing to delete", async () => {

@@ -1,0 +1,195 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Health } from "@hub/api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, lfsGitConfig, withToken } from "../test-support/git-client.js";
+import { freePorts, readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import { startMinio, type TestMinio } from "../test-support/minio.js";
+
+const DEPLOYMENT_DOC = fileURLToPath(new URL("../../../../docs/deployment.md", import.meta.url));
+const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((file) => existsSync(file)) ?? "nginx";
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** The nginx block of docs/deployment.md, as the page shows it. */
+function documentedConfig(): string {
+  const match = /```nginx\n([\s\S]*?)```/.exec(readFileSync(DEPLOYMENT_DOC, "utf8"));
+  if (!match?.[1]) throw new Error("docs/deployment.md has no nginx block");
+  return match[1];
+}
+
+async function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The nginx configuration of docs/deployment.md, run as written (only the
+ * addresses and ports replaced) in front of two hub processes on PostgreSQL,
+ * Redis and MinIO: the API, the deep health check, a clone and a push over
+ * HTTPS's plain-HTTP twin, and an LFS upload and download all go through it.
+ */
+describe("the deployment page's nginx configuration, in front of two hub processes", () => {
+  let first: TestHub;
+  let second: TestHub;
+  let minio: TestMinio;
+  let nginx: ChildProcess | null = null;
+  let work: string;
+  let hubPort = 0;
+  let routerPort = 0;
+  let token: string;
+  let nginxLog = "";
+
+  beforeAll(async () => {
+    [hubPort = 0, routerPort = 0] = await freePorts(2);
+    const publicUrl = `http://127.0.0.1:${hubPort}`;
+    minio = await startMinio();
+    first = await startHub({
+      dialect: "postgres",
+      env: {
+        HUB_REDIS_URL: "redis://127.0.0.1:6379",
+        HUB_REDIS_PREFIX: `hub-test-${randomBytes(4).toString("hex")}:`,
+        HUB_PUBLIC_URL: publicUrl,
+        HUB_GIT_PUBLIC_URL: publicUrl,
+        HUB_ROUTER_PUBLIC_URL: `http://127.0.0.1:${routerPort}`,
+        HUB_TRUST_PROXY: "1",
+        ...minio.env(await minio.createBucket()),
+      },
+    });
+    second = await startHub({ sharing: first });
+
+    work = mkdtempSync(path.join(os.tmpdir(), "hub-nginx-"));
+    const prefix = path.join(work, "nginx");
+    for (const sub of ["logs", "body", "proxy", "fastcgi", "uwsgi", "scgi"])
+      mkdirSync(path.join(prefix, sub), { recursive: true });
+    const host = (url: string) => new URL(url).host;
+    const site = documentedConfig()
+      .replace("server 10.0.0.11:8080", `server ${host(first.url)}`)
+      .replace("server 10.0.0.12:8080", `server ${host(second.url)}`)
+      .replace("server 10.0.0.11:8082", `server ${host(first.routerUrl)}`)
+      .replace("server 10.0.0.12:8082", `server ${host(second.routerUrl)}`)
+      .replace("listen 80;", `listen 127.0.0.1:${hubPort};`)
+      .replace("listen 81;", `listen 127.0.0.1:${routerPort};`);
+    expect(site).not.toMatch(/10\.0\.0\.|listen 8[01];/);
+    writeFileSync(path.join(prefix, "hub.conf"), site);
+    writeFileSync(
+      path.join(prefix, "nginx.conf"),
+      `${process.getuid?.() === 0 ? "user root;" : ""}
+worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/logs/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;
+  include ${prefix}/hub.conf;
+}
+`,
+    );
+    const child = spawn(
+      NGINX,
+      ["-p", `${prefix}/`, "-c", path.join(prefix, "nginx.conf"), "-g", "daemon off;"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    nginx = child;
+    child.stdout?.on("data", (chunk: Buffer) => (nginxLog += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (nginxLog += chunk.toString()));
+    for (let attempt = 0; !(await canConnect(hubPort)); attempt++) {
+      if (child.exitCode !== null || attempt > 100) throw new Error(`nginx did not start:\n${nginxLog}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    await first.createUser("alice");
+    token = await first.createToken("alice");
+    lfsGitConfig(work, false);
+  });
+  afterAll(async () => {
+    if (nginx && nginx.exitCode === null) {
+      const exited = new Promise((resolve) => nginx?.once("exit", resolve));
+      nginx.kill("SIGQUIT");
+      await exited;
+    }
+    await second?.stop();
+    await first?.stop();
+    await minio?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const viaNginx = (pathname: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${hubPort}${pathname}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+    });
+
+  it("answers the API and the deep health check through both processes", async () => {
+    for (let i = 0; i < 6; i++) {
+      const response = await viaNginx("/api/whoami");
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { name: string }).name).toBe("alice");
+    }
+    const health = await viaNginx("/api/health?deep=1");
+    expect(health.status).toBe(200);
+    const body = await readJson<Health>(health);
+    expect(body.checks?.redis?.ok).toBe(true);
+    expect(body.checks?.objectStore.ok).toBe(true);
+    const models = await fetch(`http://127.0.0.1:${routerPort}/v1/models`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(models.status).toBe(200);
+    expect(((await models.json()) as { object: string }).object).toBe("list");
+  });
+
+  it("clones, pushes and downloads LFS objects through it with the real git and git-lfs", async () => {
+    const created = await viaNginx("/api/repos", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ repo_id: "alice/behind-nginx" }),
+    });
+    expect(created.status).toBe(201);
+    const gitLfs = (args: string[], cwd: string) =>
+      git(args, cwd, { GIT_CONFIG_GLOBAL: path.join(work, ".gitconfig"), HOME: work });
+    const remote = withToken(`http://127.0.0.1:${hubPort}/alice/behind-nginx`, token);
+
+    const clone = await gitLfs(["clone", remote, "pusher"], work);
+    expect(clone.code, clone.stderr).toBe(0);
+    const dir = path.join(work, "pusher");
+    const weights = randomBytes(3 * 1024 * 1024);
+    writeFileSync(path.join(dir, "model.safetensors"), weights);
+    writeFileSync(path.join(dir, "README.md"), "# Behind nginx\n");
+    await gitLfs(["add", "."], dir);
+    await gitLfs(["commit", "-m", "Weights"], dir);
+    const push = await gitLfs(["push", "origin", "main"], dir);
+    expect(push.code, push.stderr).toBe(0);
+
+    const again = await gitLfs(["clone", remote, "reader"], work);
+    expect(again.code, again.stderr).toBe(0);
+    const fetched = readFileSync(path.join(work, "reader", "model.safetensors"));
+    expect(sha256(fetched)).toBe(sha256(weights));
+    const pointer = (await gitLfs(["cat-file", "-p", "HEAD:model.safetensors"], path.join(work, "reader")))
+      .stdout;
+    expect(pointer).toContain(`oid sha256:${sha256(weights)}`);
+
+    // resolve through nginx redirects to the store, as on one process.
+    const resolved = await viaNginx("/alice/behind-nginx/resolve/main/model.safetensors", {
+      redirect: "manual",
+    });
+    expect(resolved.status).toBe(302);
+    expect(resolved.headers.get("location")).toContain(new URL(minio.endpoint).host);
+  });
+});

@@ -1,0 +1,149 @@
+import { createHash } from "node:crypto";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import type { MultipartStaging } from "./multipart-staging.js";
+import { ObjectMismatchError } from "./object-store.js";
+
+const MiB = 1024 * 1024;
+
+export interface S3MultipartStagingOptions {
+  client: S3Client;
+  bucket: string;
+  /** Prepended to every key: empty or ending in `/`. */
+  prefix: string;
+}
+
+/** The HTTP status of an SDK error, if it came from the service. */
+function statusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+}
+
+/**
+ * Parts of multipart LFS uploads (the Hugging Face extension) in the bucket
+ * of the S3-compatible store, under `<prefix>lfs/multipart/<repository>/<oid>/<session>/`:
+ * part `n` as the object `n` and its ETag as `n.etag`, so any process of a
+ * deployment can take the next part or complete the upload, whichever
+ * received the others. Completion reads them back in order into the store's
+ * verified write, then removes them. Parts of an upload never completed stay
+ * until a lifecycle rule on that prefix expires them (docs/storage.md).
+ */
+export function createS3MultipartStaging({
+  client,
+  bucket,
+  prefix,
+}: S3MultipartStagingOptions): MultipartStaging {
+  const dirOf = (repositoryId: string, oid: string, session: string) =>
+    `${prefix}lfs/multipart/${repositoryId}/${oid}/${session}/`;
+
+  async function text(key: string): Promise<string | null> {
+    try {
+      const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return (await response.Body?.transformToString("utf8")) ?? null;
+    } catch (err) {
+      if (statusOf(err) === 404) return null;
+      throw err;
+    }
+  }
+
+  async function exists(key: string): Promise<boolean> {
+    try {
+      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return true;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw err;
+    }
+  }
+
+  return {
+    async writePart(repositoryId, oid, session, part, size, body) {
+      const dir = dirOf(repositoryId, oid, session);
+      const md5 = createHash("md5");
+      let received = 0;
+      const measure = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          received += chunk.length;
+          if (received > size)
+            return done(new ObjectMismatchError(`Part ${part} is larger than its ${size} bytes.`));
+          md5.update(chunk);
+          done(null, chunk);
+        },
+        flush(done) {
+          done(
+            received === size
+              ? null
+              : new ObjectMismatchError(`Part ${part} has ${received} bytes, not ${size}.`),
+          );
+        },
+      });
+      // A body that fails or ends short fails the stream before its end, so the upload never completes.
+      pipeline(body, measure, () => {});
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: `${dir}${part}`, Body: measure },
+        partSize: 8 * MiB,
+        queueSize: 4,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } finally {
+        measure.destroy();
+      }
+      const etag = `"${md5.digest("hex")}"`;
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${dir}${part}.etag`, Body: etag }));
+      return etag;
+    },
+
+    async complete(repositoryId, oid, session, parts, count) {
+      if (parts.length !== count) return false;
+      const dir = dirOf(repositoryId, oid, session);
+      for (let part = 1; part <= count; part++) {
+        const reported = parts.find((p) => p.partNumber === part)?.etag;
+        const stored = await text(`${dir}${part}.etag`);
+        if (!stored || !(await exists(`${dir}${part}`))) return false;
+        if (reported === undefined || reported.replace(/"/g, "") !== stored.replace(/"/g, "")) return false;
+      }
+      return true;
+    },
+
+    read(repositoryId, oid, session, count) {
+      const dir = dirOf(repositoryId, oid, session);
+      return Readable.from(
+        (async function* () {
+          for (let part = 1; part <= count; part++) {
+            const response = await client.send(
+              new GetObjectCommand({ Bucket: bucket, Key: `${dir}${part}` }),
+            );
+            if (!(response.Body instanceof Readable))
+              throw new Error("The S3 client did not answer a stream.");
+            yield* response.Body;
+          }
+        })(),
+      );
+    },
+
+    async discard(repositoryId, oid, session) {
+      const dir = dirOf(repositoryId, oid, session);
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: dir, ContinuationToken: token }),
+        );
+        // One by one: a part and its ETag each, and DeleteObjects needs a checksum header not every service takes.
+        for (const item of page.Contents ?? [])
+          if (item.Key) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.Key }));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    },
+  };
+}
