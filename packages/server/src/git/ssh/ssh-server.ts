@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { chmod, link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { REPO_TYPES, type RepoType } from "@hub/api";
@@ -77,7 +78,17 @@ async function hostKey(dataDir: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    await writeFile(file, generateHostKey(), { mode: 0o600, flag: "wx" }).catch(() => {});
+    // Written whole beside the file and linked into place: a process starting at the same moment on a
+    // shared data dir reads the first key linked, never an empty or half-written one.
+    const temporary = `${file}.${randomBytes(6).toString("hex")}`;
+    await writeFile(temporary, generateHostKey(), { mode: 0o600 });
+    try {
+      await link(temporary, file).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EEXIST") throw err;
+      });
+    } finally {
+      await rm(temporary, { force: true });
+    }
     await chmod(file, 0o600);
     return readFile(file, "utf8");
   }
