@@ -64,25 +64,36 @@ function listed(listing: Kysely<ListingDb> | Transaction<ListingDb>, byCount: bo
         .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id");
 }
 
+/** A column of the listed repository's metadata, read per repository (most listings need none). */
+const metadataOf = (column: "license" | "card_data" | "num_parameters" | "total_size") =>
+  sql`(select ${sql.ref(`repo_metadata.${column}`)} from repo_metadata where repo_metadata.repository_id = repositories.id)`;
+
+/** The listed repository's owner's handle, read per repository (only a sort by full name needs it). */
+const ownerHandleOf = sql<string>`coalesce(
+  (select handle from users where users.id = repositories.owner_id),
+  (select handle from organizations where organizations.id = repositories.owner_id))`;
+
 /**
- * Joins the listed repositories' owners, counts and metadata, and keeps those of the kind the caller can
- * possibly see (public, its own, or its organizations') that pass the listing's filters.
+ * The ids of the listed repositories of the kind that the caller can possibly see (public, its own, or its
+ * organizations') and that pass the listing's filters. Only what a filter or the order needs is read per
+ * repository, and the rows of the page are read afterwards (`rowsOf`): on PostgreSQL, joining the owners
+ * and metadata here took 5 ms to plan and doubled the time to run (1.2 and 4.5 ms without).
  */
 function visible(from: Listed, query: ListingQuery) {
-  const ownerHandle = sql<string>`coalesce(users.handle, organizations.handle)`;
   let select = from
-    .leftJoin("users", "users.id", "repositories.owner_id")
-    .leftJoin("organizations", "organizations.id", "repositories.owner_id")
-    .leftJoin("repo_metadata", "repo_metadata.repository_id", "repositories.id")
-    .selectAll("repositories")
-    .select(ownerHandle.as("owner_handle"))
+    .select("repositories.id")
     .where("repositories.type", "=", query.type)
     .where((eb) =>
       query.viewerIds.length > 0
         ? eb.or([eb("repositories.private", "=", 0), eb("repositories.owner_id", "in", query.viewerIds)])
         : eb("repositories.private", "=", 0),
     );
-  if (query.author) select = select.where(ownerHandle, "=", query.author);
+  if (query.author) {
+    select = select.where(
+      sql<boolean>`repositories.owner_id in (select id from users where handle = ${query.author}
+        union all select id from organizations where handle = ${query.author})`,
+    );
+  }
   if (query.gated !== undefined) {
     select = select.where("repositories.gated", query.gated ? "is not" : "is", null);
   }
@@ -99,8 +110,8 @@ function visible(from: Listed, query: ListingQuery) {
       );
     }
     if (personal.hideGated) select = select.where("repositories.gated", "is", null);
-    if (personal.requireLicense) select = select.where("repo_metadata.license", "is not", null);
-    if (personal.requireCard) select = select.where("repo_metadata.card_data", "is not", null);
+    if (personal.requireLicense) select = select.where(sql<boolean>`${metadataOf("license")} is not null`);
+    if (personal.requireCard) select = select.where(sql<boolean>`${metadataOf("card_data")} is not null`);
     select = select.where(
       sql<boolean>`not exists (select 1 from recommendation_suppressions s where s.user_id = ${personal.userId} and (
         (s.kind = 'repository' and s.value = repositories.id)
@@ -109,12 +120,31 @@ function visible(from: Listed, query: ListingQuery) {
     );
   }
   if (query.parameters?.min !== undefined) {
-    select = select.where("repo_metadata.num_parameters", ">=", query.parameters.min);
+    select = select.where(sql<boolean>`${metadataOf("num_parameters")} >= ${query.parameters.min}`);
   }
   if (query.parameters?.max !== undefined) {
-    select = select.where("repo_metadata.num_parameters", "<=", query.parameters.max);
+    select = select.where(sql<boolean>`${metadataOf("num_parameters")} <= ${query.parameters.max}`);
   }
   return select;
+}
+
+/** The rows of the listed repositories, with their owners' handles, in the order of `ids`. */
+async function rowsOf(db: DbOrTx, ids: Array<{ id: string }>) {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("repositories")
+    .leftJoin("users", "users.id", "repositories.owner_id")
+    .leftJoin("organizations", "organizations.id", "repositories.owner_id")
+    .selectAll("repositories")
+    .select(sql<string>`coalesce(users.handle, organizations.handle)`.as("owner_handle"))
+    .where(
+      "repositories.id",
+      "in",
+      ids.map((row) => row.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((row) => byId.get(row.id) ?? []);
 }
 
 /**
@@ -163,6 +193,105 @@ function candidatesListed(
     .whereRef("repositories.id", "=", "candidates.repository_id") as unknown as Listed;
 }
 
+/** The ids of a listing's page, in its order (see `reposRepository.listVisible`). */
+async function pageIds(db: DbOrTx, query: ListingQuery): Promise<Array<{ id: string }>> {
+  const search = query.search?.toLowerCase();
+  const direction = query.descending ? sql`desc` : sql`asc`;
+  const sortKey =
+    query.sort === "full_name"
+      ? sql`${ownerHandleOf} || '/' || repositories.name ${direction}`
+      : query.sort === "num_parameters" || query.sort === "total_size"
+        ? // Repositories without the figure come last either way.
+          sql`${metadataOf(query.sort)} is null, ${metadataOf(query.sort)} ${direction}`
+        : query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score"
+          ? sql`${sql.ref(`repo_stats.${query.sort}`)} ${direction}`
+          : sql`${sql.ref(`repositories.${query.sort}`)} ${direction}`;
+  const listing = db.withTables<SearchTables>();
+  // Walked by a count's index when sorted by one; an author's few repositories are read by theirs.
+  const byCount =
+    !query.author &&
+    (query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score");
+  if (!search) {
+    return visible(listed(listing, byCount), query)
+      .orderBy(sortKey)
+      .orderBy("repositories.id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
+  }
+
+  const words = searchWords(search);
+  const idMatches = idHolds(db, search);
+  const exactFirst = sql`case when repositories.name = ${search} then 0 else 1 end`;
+  // A card's text counts only where the caller may read the card: a gated repository's past its gate.
+  const viewer = query.viewerIds[0] ?? null;
+  const cardReadable = sql<boolean>`(repositories.gated is null${
+    query.viewerIds.length > 0 ? sql` or repositories.owner_id in (${sql.join(query.viewerIds)})` : sql``
+  }${
+    viewer
+      ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
+      : sql``
+  })`;
+  /** Whether more cards hold the words than search ranks: those are walked in order, not ranked. */
+  const manyCards = async () =>
+    words.length > 0 && (await countCards(db, words, MAX_RANKED_CARDS + 1)) > MAX_RANKED_CARDS;
+  const cardMatches = sql<boolean>`(${cardHolds(db, words)} and ${cardReadable})`;
+
+  if (query.sorted) {
+    if (await manyCards()) {
+      // The listing walked in its order, each repository's id and card tested, up to the page's end.
+      return visible(listed(listing, byCount), query)
+        .where(sql<boolean>`(${idMatches} or ${cardMatches})`)
+        .orderBy(sortKey)
+        .orderBy("repositories.id")
+        .offset(query.offset)
+        .limit(query.limit)
+        .execute();
+    }
+    // The candidates (the few cards, and the ids that may hold the text) joined, filtered and sorted.
+    return visible(
+      candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : noCards(), {
+        type: query.type,
+        search,
+      }),
+      query,
+    )
+      .where(sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`)
+      .orderBy(sortKey)
+      .orderBy("repositories.id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute();
+  }
+
+  // By relevance: the ids that hold the text (the exact name first, then by trending), then the cards
+  // that hold the words, which are read only past the ids' end: ranked when few, else by trending.
+  const end = query.offset + query.limit;
+  const byId = await visible(candidatesListed(db, listing, noCards(), { type: query.type, search }), query)
+    .where(idMatches)
+    .orderBy(exactFirst)
+    .orderBy("repo_stats.trending_score", "desc")
+    .orderBy("repositories.id")
+    .limit(end)
+    .execute();
+  const fromIds = byId.slice(query.offset);
+  if (byId.length === end || words.length === 0) return fromIds;
+  const cards = (await manyCards())
+    ? visible(listed(listing, !query.author), query)
+        .where(cardMatches)
+        .orderBy("repo_stats.trending_score", "desc")
+    : visible(candidatesListed(db, listing, rankedCards(db, words), { type: query.type }), query)
+        .where(cardReadable)
+        .orderBy(sql`card_match.rank`);
+  const byCard = await cards
+    .where(sql<boolean>`not ${idMatches}`)
+    .orderBy("repositories.id")
+    .offset(Math.max(0, query.offset - byId.length))
+    .limit(query.limit - fromIds.length)
+    .execute();
+  return [...fromIds, ...byCard];
+}
+
 /** SQL for repositories and the namespaces (users and organizations) that own them. */
 export const reposRepository = {
   insert: (db: DbOrTx, row: RepositoryRow) => db.insertInto("repositories").values(row).execute(),
@@ -204,101 +333,7 @@ export const reposRepository = {
    * authorization rules per row.
    */
   async listVisible(db: DbOrTx, query: ListingQuery) {
-    const search = query.search?.toLowerCase();
-    const direction = query.descending ? sql`desc` : sql`asc`;
-    const sortKey =
-      query.sort === "full_name"
-        ? sql`coalesce(users.handle, organizations.handle) || '/' || repositories.name ${direction}`
-        : query.sort === "num_parameters" || query.sort === "total_size"
-          ? // Repositories without the figure come last either way.
-            sql`${sql.ref(`repo_metadata.${query.sort}`)} is null, ${sql.ref(`repo_metadata.${query.sort}`)} ${direction}`
-          : query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score"
-            ? sql`${sql.ref(`repo_stats.${query.sort}`)} ${direction}`
-            : sql`${sql.ref(`repositories.${query.sort}`)} ${direction}`;
-    const listing = db.withTables<SearchTables>();
-    // Walked by a count's index when sorted by one; an author's few repositories are read by theirs.
-    const byCount =
-      !query.author &&
-      (query.sort === "likes" || query.sort === "downloads" || query.sort === "trending_score");
-    if (!search) {
-      return visible(listed(listing, byCount), query)
-        .orderBy(sortKey)
-        .orderBy("repositories.id")
-        .offset(query.offset)
-        .limit(query.limit)
-        .execute();
-    }
-
-    const words = searchWords(search);
-    const idMatches = idHolds(db, search);
-    const exactFirst = sql`case when repositories.name = ${search} then 0 else 1 end`;
-    // A card's text counts only where the caller may read the card: a gated repository's past its gate.
-    const viewer = query.viewerIds[0] ?? null;
-    const cardReadable = sql<boolean>`(repositories.gated is null${
-      query.viewerIds.length > 0 ? sql` or repositories.owner_id in (${sql.join(query.viewerIds)})` : sql``
-    }${
-      viewer
-        ? sql` or exists (select 1 from repo_access_requests where repo_access_requests.repository_id = repositories.id and repo_access_requests.user_id = ${viewer} and repo_access_requests.status = 'accepted')`
-        : sql``
-    })`;
-    /** Whether more cards hold the words than search ranks: those are walked in order, not ranked. */
-    const manyCards = async () =>
-      words.length > 0 && (await countCards(db, words, MAX_RANKED_CARDS + 1)) > MAX_RANKED_CARDS;
-    const cardMatches = sql<boolean>`(${cardHolds(db, words)} and ${cardReadable})`;
-
-    if (query.sorted) {
-      if (await manyCards()) {
-        // The listing walked in its order, each repository's id and card tested, up to the page's end.
-        return visible(listed(listing, byCount), query)
-          .where(sql<boolean>`(${idMatches} or ${cardMatches})`)
-          .orderBy(sortKey)
-          .orderBy("repositories.id")
-          .offset(query.offset)
-          .limit(query.limit)
-          .execute();
-      }
-      // The candidates (the few cards, and the ids that may hold the text) joined, filtered and sorted.
-      return visible(
-        candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : noCards(), {
-          type: query.type,
-          search,
-        }),
-        query,
-      )
-        .where(sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`)
-        .orderBy(sortKey)
-        .orderBy("repositories.id")
-        .offset(query.offset)
-        .limit(query.limit)
-        .execute();
-    }
-
-    // By relevance: the ids that hold the text (the exact name first, then by trending), then the cards
-    // that hold the words, which are read only past the ids' end: ranked when few, else by trending.
-    const end = query.offset + query.limit;
-    const byId = await visible(candidatesListed(db, listing, noCards(), { type: query.type, search }), query)
-      .where(idMatches)
-      .orderBy(exactFirst)
-      .orderBy("repo_stats.trending_score", "desc")
-      .orderBy("repositories.id")
-      .limit(end)
-      .execute();
-    const fromIds = byId.slice(query.offset);
-    if (byId.length === end || words.length === 0) return fromIds;
-    const cards = (await manyCards())
-      ? visible(listed(listing, !query.author), query)
-          .where(cardMatches)
-          .orderBy("repo_stats.trending_score", "desc")
-      : visible(candidatesListed(db, listing, rankedCards(db, words), { type: query.type }), query)
-          .where(cardReadable)
-          .orderBy(sql`card_match.rank`);
-    const byCard = await cards
-      .where(sql<boolean>`not ${idMatches}`)
-      .orderBy("repositories.id")
-      .offset(Math.max(0, query.offset - byId.length))
-      .limit(query.limit - fromIds.length)
-      .execute();
-    return [...fromIds, ...byCard];
+    return rowsOf(db, await pageIds(db, query));
   },
 
   setPrivate: (db: DbOrTx, id: string, isPrivate: boolean, at: string) =>
