@@ -555,3 +555,17 @@ export function descendants(roots) {
   }
   return found;
 }
+
+/**
+ * Writes the providers file of the Router benchmarks into `dir`: one free model, `bench/model`, served by the
+ * fake upstream at `upstreamUrl`. Returns its path, for HUB_PROVIDERS.
+ */
+export function writeBenchProviders(dir, upstreamUrl) {
+  const file = path.join(dir, "providers.json");
+  const models = [{ id: "bench/model", providerModel: "m", task: "chat", pricing: { input: 0, output: 0 } }];
+  writeFileSync(
+    file,
+    JSON.stringify({ providers: [{ slug: "up", baseUrl: `${upstreamUrl}/v1`, apiKey: "dummy", models }] }),
+  );
+  return file;
+}

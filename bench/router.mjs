@@ -5,7 +5,6 @@
 // processes; the figures are printed as markdown tables, with the targets and a JSON line at the end.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -29,6 +28,7 @@ import {
   track,
   waitFor,
   wholeNumber,
+  writeBenchProviders,
 } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -79,22 +79,7 @@ export async function benchRouter({
     });
     workspace.onCleanup(proxy.stop);
 
-    const providersFile = path.join(tmp, "providers.json");
-    writeFileSync(
-      providersFile,
-      JSON.stringify({
-        providers: [
-          {
-            slug: "up",
-            baseUrl: `${upstream.url}/v1`,
-            apiKey: "dummy",
-            models: [
-              { id: "bench/model", providerModel: "m", task: "chat", pricing: { input: 0, output: 0 } },
-            ],
-          },
-        ],
-      }),
-    );
+    const providersFile = writeBenchProviders(tmp, upstream.url);
     const env = {
       PATH: process.env.PATH,
       HUB_DATA_DIR: path.join(tmp, "data"),

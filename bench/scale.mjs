@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -27,6 +27,7 @@ import {
   printEndLoad,
   printTable,
   startServer,
+  writeBenchProviders,
 } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -200,22 +201,7 @@ export async function benchScale({
       PATH: process.env.PATH,
     });
     workspace.onCleanup(upstream.stop);
-    const providersFile = path.join(tmp, "providers.json");
-    writeFileSync(
-      providersFile,
-      JSON.stringify({
-        providers: [
-          {
-            slug: "up",
-            baseUrl: `${upstream.url}/v1`,
-            apiKey: "dummy",
-            models: [
-              { id: "bench/model", providerModel: "m", task: "chat", pricing: { input: 0, output: 0 } },
-            ],
-          },
-        ],
-      }),
-    );
+    const providersFile = writeBenchProviders(tmp, upstream.url);
     const store = await startMinio(workspace);
     const env = {
       PATH: process.env.PATH,

@@ -162,7 +162,7 @@ export async function createHub(
   const device = createDeviceService({ db, clock, tokens, config: config.device });
   const identities = createSocialIdentities({ db, clock });
   const objectStore = createObjectStore(config);
-  const healthChecks = createHealthChecks({ db, objectStore, redisUrl: config.redisUrl });
+  const healthChecks = createHealthChecks({ db, objectStore, redis: shared });
   const profiles = createProfileService({
     db,
     clock,
@@ -484,7 +484,6 @@ export async function createHub(
     healthChecks,
     close: async () => {
       objectReader.close();
-      healthChecks.close();
       await preferences.flush();
       await mfaFailures.close();
       await openid.close();

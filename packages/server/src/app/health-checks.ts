@@ -1,5 +1,5 @@
 import type { Health, HealthCheck } from "@hub/api";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { sql } from "kysely";
 import type { Db } from "../db/database.js";
 import type { ObjectStore } from "../git/lfs/object-store.js";
@@ -10,8 +10,8 @@ export const HEALTH_CHECK_TIMEOUT_MS = 2000;
 export interface HealthChecksDeps {
   db: Db;
   objectStore: ObjectStore;
-  /** Redis, when the deployment shares state through it. */
-  redisUrl: string | null;
+  /** The connection to the Redis the deployment shares state through (`db/redis.ts`), when it does. */
+  redis: Redis | null;
   timeoutMs?: number;
 }
 
@@ -19,28 +19,16 @@ export interface HealthChecksDeps {
  * What `GET /api/health?deep=1` asks of this process's dependencies: one
  * cheap call each (`select 1`, Redis `PING`, the store's `reachable`), all at
  * once, each given up after the timeout, so a load balancer's probe is
- * answered within it however a dependency hangs. The Redis connection is the
- * check's own, opened on the first deep check.
+ * answered within it however a dependency hangs. Redis is asked through the
+ * connection the process's shared state uses, so the check says whether that
+ * one answers.
  */
 export function createHealthChecks({
   db,
   objectStore,
-  redisUrl,
+  redis,
   timeoutMs = HEALTH_CHECK_TIMEOUT_MS,
 }: HealthChecksDeps) {
-  let redis: Redis | null = null;
-  const redisClient = (): Redis => {
-    if (redis) return redis;
-    redis = new Redis(redisUrl ?? "", {
-      lazyConnect: true,
-      connectTimeout: timeoutMs,
-      maxRetriesPerRequest: 0,
-    });
-    // Failures reach the check through its PING; ioredis reconnects by itself.
-    redis.on("error", () => {});
-    return redis;
-  };
-
   async function timed(call: (signal: AbortSignal) => Promise<unknown>): Promise<HealthCheck> {
     const started = performance.now();
     const abort = new AbortController();
@@ -68,7 +56,7 @@ export function createHealthChecks({
       const [database, objectStoreCheck, redisCheck] = await Promise.all([
         timed(() => sql`select 1`.execute(db)),
         timed((signal) => objectStore.reachable(signal)),
-        redisUrl === null ? Promise.resolve(undefined) : timed(() => redisClient().ping()),
+        redis === null ? Promise.resolve(undefined) : timed(() => redis.ping()),
       ]);
       const checks = {
         database,
@@ -76,10 +64,6 @@ export function createHealthChecks({
         objectStore: objectStoreCheck,
       };
       return { ok: Object.values(checks).every((check) => check.ok), checks };
-    },
-
-    close(): void {
-      redis?.disconnect();
     },
   };
 }

@@ -7,6 +7,33 @@ import { pipeline } from "node:stream/promises";
 import { ObjectMismatchError } from "./object-store.js";
 
 /**
+ * A Transform that counts a part's bytes and takes their MD5 (the part's ETag, as S3 gives it) on their
+ * way to where the part waits, and fails, before its end, when they are more or fewer than `size`: a
+ * part is only stored from a stream that ended cleanly. Both stagings write through it.
+ */
+export function measuringPart(part: number, size: number): { stream: Transform; etag: () => string } {
+  const md5 = createHash("md5");
+  let received = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > size)
+        return done(new ObjectMismatchError(`Part ${part} is larger than its ${size} bytes.`));
+      md5.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      done(
+        received === size
+          ? null
+          : new ObjectMismatchError(`Part ${part} has ${received} bytes, not ${size}.`),
+      );
+    },
+  });
+  return { stream, etag: () => `"${md5.digest("hex")}"` };
+}
+
+/**
  * Parts of multipart LFS uploads (the Hugging Face extension), kept on local
  * disk until the client completes the upload; then they are read back in
  * order and streamed into the object store, which verifies the whole object.
@@ -29,22 +56,10 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
       const dir = dirOf(repositoryId, oid, session);
       await mkdir(dir, { recursive: true });
       const temporary = path.join(dir, `${part}.${randomBytes(4).toString("hex")}.tmp`);
-      const md5 = createHash("md5");
-      let received = 0;
-      const measure = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          received += chunk.length;
-          if (received > size)
-            return done(new ObjectMismatchError(`Part ${part} is larger than its ${size} bytes.`));
-          md5.update(chunk);
-          done(null, chunk);
-        },
-      });
+      const measure = measuringPart(part, size);
       try {
-        await pipeline(body, measure, createWriteStream(temporary, { flags: "wx" }));
-        if (received !== size)
-          throw new ObjectMismatchError(`Part ${part} has ${received} bytes, not ${size}.`);
-        const etag = `"${md5.digest("hex")}"`;
+        await pipeline(body, measure.stream, createWriteStream(temporary, { flags: "wx" }));
+        const etag = measure.etag();
         await rename(temporary, path.join(dir, String(part)));
         await writeFile(path.join(dir, `${part}.etag`), etag);
         return etag;

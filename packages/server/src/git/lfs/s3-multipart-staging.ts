@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { Readable, Transform } from "node:stream";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream";
 import {
   DeleteObjectCommand,
@@ -10,8 +9,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import type { MultipartStaging } from "./multipart-staging.js";
-import { ObjectMismatchError } from "./object-store.js";
+import { measuringPart, type MultipartStaging } from "./multipart-staging.js";
 
 const MiB = 1024 * 1024;
 
@@ -67,29 +65,12 @@ export function createS3MultipartStaging({
   return {
     async writePart(repositoryId, oid, session, part, size, body) {
       const dir = dirOf(repositoryId, oid, session);
-      const md5 = createHash("md5");
-      let received = 0;
-      const measure = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          received += chunk.length;
-          if (received > size)
-            return done(new ObjectMismatchError(`Part ${part} is larger than its ${size} bytes.`));
-          md5.update(chunk);
-          done(null, chunk);
-        },
-        flush(done) {
-          done(
-            received === size
-              ? null
-              : new ObjectMismatchError(`Part ${part} has ${received} bytes, not ${size}.`),
-          );
-        },
-      });
+      const measure = measuringPart(part, size);
       // A body that fails or ends short fails the stream before its end, so the upload never completes.
-      pipeline(body, measure, () => {});
+      pipeline(body, measure.stream, () => {});
       const upload = new Upload({
         client,
-        params: { Bucket: bucket, Key: `${dir}${part}`, Body: measure },
+        params: { Bucket: bucket, Key: `${dir}${part}`, Body: measure.stream },
         partSize: 8 * MiB,
         queueSize: 4,
         leavePartsOnError: false,
@@ -97,9 +78,9 @@ export function createS3MultipartStaging({
       try {
         await upload.done();
       } finally {
-        measure.destroy();
+        measure.stream.destroy();
       }
-      const etag = `"${md5.digest("hex")}"`;
+      const etag = measure.etag();
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${dir}${part}.etag`, Body: etag }));
       return etag;
     },

@@ -68,14 +68,17 @@ export function cardHolds(db: DbOrTx, words: string[]) {
 /** `text` as a LIKE pattern's literal part. */
 const literal = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The ids of the accounts and organizations whose handle is LIKE `pattern`: a subquery's body. */
+const ownersLike = (pattern: string) => sql`select id from users where handle like ${pattern} escape '\\'
+  union all select id from organizations where handle like ${pattern} escape '\\'`;
+
 /**
- * The ids of the accounts and organizations whose handle is LIKE `pattern`: read once for the query, as a
- * list (`in`) on SQLite and an array (`= any`) on PostgreSQL, whose planner then reads the repositories of
- * those owners from the owners' index.
+ * Whether the listed repository's owner's handle is LIKE `pattern`, the owners read once for the query: as
+ * a list (`in`) on SQLite and an array (`= any`) on PostgreSQL, whose planner then reads the repositories
+ * of those owners from the owners' index.
  */
 function ownerIn(db: DbOrTx, pattern: string) {
-  const owners = sql`select id from users where handle like ${pattern} escape '\\'
-    union all select id from organizations where handle like ${pattern} escape '\\'`;
+  const owners = ownersLike(pattern);
   return isPostgres(db)
     ? sql<boolean>`repositories.owner_id = any(array(${owners}))`
     : sql<boolean>`repositories.owner_id in (${owners})`;
@@ -110,8 +113,7 @@ export function idCandidates(db: DbOrTx, type: string, search: string) {
   const ownerPattern = slash >= 0 ? `%${literal(ownerPart)}` : `%${literal(ownerPart)}%`;
   // From the owners to their repositories (CROSS JOIN: SQLite would otherwise scan every repository).
   const ofOwners = sql`select repositories.id as repository_id
-    from (select id from users where handle like ${ownerPattern} escape '\\'
-      union all select id from organizations where handle like ${ownerPattern} escape '\\') owners
+    from (${ownersLike(ownerPattern)}) owners
     cross join repositories where repositories.owner_id = owners.id and repositories.type = ${type}`;
   if (slash >= 0) return sql<{ repository_id: string }>`(${ofOwners})`;
   const byName =
