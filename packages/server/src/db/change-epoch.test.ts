@@ -141,4 +141,37 @@ describe("the change counters on PostgreSQL", () => {
       await epoch.close();
     }
   });
+
+  it("keeps one question on the wire: reads of its turn share it, later reads wait for the next", async () => {
+    const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, () => {});
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await turn();
+      const before = await epoch.current();
+      // Another writer holds the counters, so the next question waits on the wire until it commits.
+      await locker.query("begin");
+      await locker.query("lock table change_epoch in access exclusive mode");
+      await turn();
+      const first = epoch.current();
+      expect(epoch.current()).toBe(first);
+      await turn();
+      // A read in a later turn may not take an answer to a question asked before it began.
+      const second = epoch.current();
+      expect(second).not.toBe(first);
+      expect(epoch.current()).toBe(second);
+      // Reads of any later turn wait for that same next question: one answer serves them all.
+      await turn();
+      expect(epoch.current()).toBe(second);
+      await locker.query("update change_epoch set value = value + 1 where backend = 0");
+      await locker.query("commit");
+      const [asked, askedLater] = await Promise.all([first, second]);
+      expect(asked).not.toBeNull();
+      expect(askedLater).toBe((before ?? 0) + 1);
+    } finally {
+      await locker.end();
+      await epoch.close();
+    }
+  });
 });

@@ -62,10 +62,16 @@ function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
 
 /**
  * PostgreSQL: the sum of the per-backend counters the triggers bump (migration
- * 0027), asked on a connection of its own once per turn; the turn's reads wait
- * for the answer. This process's own writes count the moment they complete. A
- * connection that fails or does not answer within `ANSWER_MS` makes the epoch
- * unknown (reads go to the database) until a new one answers.
+ * 0027), asked on a connection of its own with a prepared statement. One
+ * question is on the wire at a time: a read in the turn that sent it shares
+ * it, and a read that comes in a later turn waits for the next question, sent
+ * when the one on the wire answers, so every read is checked against the
+ * database as it was after the read began. Under load one answer serves every
+ * request that came in during a round trip, instead of one question per
+ * turn of the event loop per process. This process's own writes count the
+ * moment they complete. A connection that fails or does not answer within
+ * `ANSWER_MS` makes the epoch unknown (reads go to the database) until a new
+ * one answers.
  */
 function postgresEpoch(
   url: string,
@@ -75,12 +81,16 @@ function postgresEpoch(
 ): ChangeEpoch {
   let closed = false;
   let client: Promise<pg.Client> | null = null;
-  let thisTurn: Promise<number | null> | null = null;
+  /** The question on the wire, and whether it was sent in this turn of the event loop. */
+  let onWire: Promise<number | null> | null = null;
+  let sentThisTurn = false;
+  /** The question to send when the one on the wire answers, shared by the reads that wait for it. */
+  let next: Promise<number | null> | null = null;
   let lastFold = 0;
   let retryAt = 0;
   let backoffMs = 250;
-  const forget = () => {
-    thisTurn = null;
+  const turnEnded = () => {
+    sentThisTurn = false;
   };
 
   const lost = (lostClient: Promise<pg.Client>, error: Error) => {
@@ -111,37 +121,56 @@ function postgresEpoch(
     return connected;
   };
   /** Folds the counters of backends that ended into row 0, in one statement, so the sum holds. */
-  const fold = (c: pg.Client) => {
+  const fold = async (c: pg.Client) => {
     lastFold = Date.now();
-    c.query(
-      `with ended as (
+    await c
+      .query(
+        `with ended as (
          delete from change_epoch
           where backend <> 0 and backend not in (select pid from pg_stat_activity where pid is not null)
           returning value)
        update change_epoch set value = value + (select coalesce(sum(value), 0) from ended) where backend = 0`,
-    ).catch(() => {});
+      )
+      .catch(() => {});
   };
   const ask = async (): Promise<number | null> => {
     if (closed || (!client && Date.now() < retryAt)) return null;
     const asked = connection();
     try {
       const c = await asked;
-      const { rows } = await c.query<{ sum: string }>("select sum(value)::text as sum from change_epoch");
+      const { rows } = await c.query<{ sum: string }>({
+        name: "hub-change-epoch",
+        text: "select sum(value)::text as sum from change_epoch",
+      });
       backoffMs = 250;
-      if (Date.now() - lastFold >= foldEveryMs) fold(c);
+      if (Date.now() - lastFold >= foldEveryMs) await fold(c);
       return Number(rows[0]?.sum ?? 0) + writes.count;
     } catch (error) {
       lost(asked, error as Error);
       return null;
     }
   };
+  const send = (): Promise<number | null> => {
+    const asked = ask();
+    onWire = asked;
+    if (!sentThisTurn) {
+      sentThisTurn = true;
+      setImmediate(turnEnded);
+    }
+    void asked.finally(() => {
+      if (onWire === asked) onWire = null;
+    });
+    return asked;
+  };
   return {
     current() {
-      if (!thisTurn) {
-        thisTurn = ask();
-        setImmediate(forget);
-      }
-      return thisTurn;
+      if (!onWire) return send();
+      if (sentThisTurn) return onWire;
+      next ??= onWire.then(() => {
+        next = null;
+        return send();
+      });
+      return next;
     },
     async close() {
       closed = true;

@@ -35,7 +35,13 @@ export function createRedisRateLimiter(
   logger: Logger,
   { failClosed = false }: { failClosed?: boolean } = {},
 ): RateLimiter {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+    // The counts of one turn of the event loop go to Redis in one write.
+    enableAutoPipelining: true,
+  });
   redis.on("error", (err: Error) => logger.warn({ err: err.message }, "rate limiter cannot reach Redis"));
   redis.defineCommand("hubRateLimitHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
   redis.defineCommand("hubRateLimitForgive", { numberOfKeys: 1, lua: FORGIVE_SCRIPT });
