@@ -10,7 +10,6 @@ import {
   idCandidates,
   idHolds,
   MAX_RANKED_CARDS,
-  noCards,
   rankedCards,
   searchWords,
 } from "./search-sql.js";
@@ -148,49 +147,56 @@ async function rowsOf(db: DbOrTx, ids: Array<{ id: string }>) {
 }
 
 /**
- * The repositories among a search's candidates (the cards that hold its words, and the ids that may hold
- * its text when `search` is given, read from indexes), with each card's rank. Both are materialized, so the full-text query runs
- * once. SQLite loops over the candidates (CROSS JOIN keeps that order); PostgreSQL reads them through
- * `= any(array(…))`, whose length its planner takes for a few ids (a join to the candidates it took for
- * many, and read every repository; an OR of the tests it ran on every repository).
+ * The repositories among a search's candidates (the cards that hold its words, when `cards` is given, and
+ * the ids that may hold its text, when `search` is), with each card's rank, read from indexes. The cards
+ * are materialized, so the full-text query runs once. SQLite loops over the candidates (CROSS JOIN keeps
+ * that order). PostgreSQL reads them through `= any(array(…))`, whose length its planner takes for a few
+ * ids, with no CTE or union between: a join to the candidates it took for many, and read every
+ * repository; an OR of the tests it ran on every repository; a materialized, deduplicated union of the
+ * candidates took a third of the query's time.
  */
 function candidatesListed(
   db: DbOrTx,
   listing: Kysely<ListingDb> | Transaction<ListingDb>,
-  cards: RawBuilder<{ repository_id: string; rank: number }>,
+  cards: RawBuilder<{ repository_id: string; rank: number }> | null,
   query: { type: string; search?: string },
 ): Listed {
-  const ctes = listing
-    .with(
-      (cte) => cte("card_match").materialized(),
-      () => cards,
-    )
-    .with(
-      (cte) => cte("candidates").materialized(),
-      () =>
-        sql<{
-          repository_id: string;
-        }>`(select repository_id from card_match${
-          query.search === undefined
-            ? sql``
-            : sql` union select repository_id from ${idCandidates(db, query.type, query.search)} ids`
-        })`,
-    );
+  const ids = query.search === undefined ? null : idCandidates(db, query.type, query.search);
+  const withCards = cards
+    ? listing.with(
+        (cte) => cte("card_match").materialized(),
+        () => cards,
+      )
+    : listing;
+  const matched = (from: Listed) =>
+    cards
+      ? (from.leftJoin("card_match", "card_match.repository_id", "repositories.id") as unknown as Listed)
+      : from;
+  const pool = [
+    ...(cards ? [sql`select repository_id from card_match`] : []),
+    ...(ids ? [sql`select repository_id from ${ids} ids`] : []),
+  ];
   if (isPostgres(db)) {
-    return ctes
-      .selectFrom("repositories")
-      .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
-      .leftJoin("card_match", "card_match.repository_id", "repositories.id")
-      .where(
-        sql<boolean>`repositories.id = any(array(select repository_id from candidates))`,
-      ) as unknown as Listed;
+    return matched(
+      withCards
+        .selectFrom("repositories")
+        .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
+        .where(
+          sql<boolean>`repositories.id = any(array(${sql.join(pool, sql` union all `)}))`,
+        ) as unknown as Listed,
+    );
   }
-  return ctes
-    .selectFrom("candidates")
-    .crossJoin("repositories")
-    .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
-    .leftJoin("card_match", "card_match.repository_id", "repositories.id")
-    .whereRef("repositories.id", "=", "candidates.repository_id") as unknown as Listed;
+  return matched(
+    withCards
+      .with(
+        (cte) => cte("candidates").materialized(),
+        () => sql<{ repository_id: string }>`(${sql.join(pool, sql` union `)})`,
+      )
+      .selectFrom("candidates")
+      .crossJoin("repositories")
+      .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
+      .whereRef("repositories.id", "=", "candidates.repository_id") as unknown as Listed,
+  );
 }
 
 /** The ids of a listing's page, in its order (see `reposRepository.listVisible`). */
@@ -250,13 +256,17 @@ async function pageIds(db: DbOrTx, query: ListingQuery): Promise<Array<{ id: str
     }
     // The candidates (the few cards, and the ids that may hold the text) joined, filtered and sorted.
     return visible(
-      candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : noCards(), {
+      candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : null, {
         type: query.type,
         search,
       }),
       query,
     )
-      .where(sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`)
+      .where(
+        words.length > 0
+          ? sql<boolean>`(${idMatches} or (card_match.repository_id is not null and ${cardReadable}))`
+          : idMatches,
+      )
       .orderBy(sortKey)
       .orderBy("repositories.id")
       .offset(query.offset)
@@ -267,7 +277,7 @@ async function pageIds(db: DbOrTx, query: ListingQuery): Promise<Array<{ id: str
   // By relevance: the ids that hold the text (the exact name first, then by trending), then the cards
   // that hold the words, which are read only past the ids' end: ranked when few, else by trending.
   const end = query.offset + query.limit;
-  const byId = await visible(candidatesListed(db, listing, noCards(), { type: query.type, search }), query)
+  const byId = await visible(candidatesListed(db, listing, null, { type: query.type, search }), query)
     .where(idMatches)
     .orderBy(exactFirst)
     .orderBy("repo_stats.trending_score", "desc")

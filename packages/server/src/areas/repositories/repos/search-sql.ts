@@ -44,13 +44,6 @@ export function rankedCards(db: DbOrTx, words: string[]) {
     ) matches join repo_keys on repo_keys.key = matches.key)`;
 }
 
-/** No repositories: the card matches of a search without words. */
-export const noCards = () =>
-  sql<{
-    repository_id: string;
-    rank: number;
-  }>`(select repository_id, 0.0 as rank from repo_stats where 1 = 0)`;
-
 /**
  * Whether the listed repository's card holds every word, tested per repository: for a search whose words
  * many cards hold, walked in the listing's order. SQLite tests the repository's key against the set of
@@ -121,5 +114,6 @@ export function idCandidates(db: DbOrTx, type: string, search: string) {
       ? sql`select id as repository_id from repositories where type = ${type} and name like ${`%${literal(namePart)}%`} escape '\\'`
       : sql`select repo_keys.repository_id from repo_names join repo_keys on repo_keys.key = repo_names.rowid
           where repo_names.name like ${`%${namePart}%`}`;
-  return sql<{ repository_id: string }>`(${byName} union ${ofOwners})`;
+  // Either may name a repository twice; SQLite's candidates are made distinct, PostgreSQL's array need not be.
+  return sql<{ repository_id: string }>`(${byName} union all ${ofOwners})`;
 }
