@@ -150,10 +150,10 @@ async function rowsOf(db: DbOrTx, ids: Array<{ id: string }>) {
  * The repositories among a search's candidates (the cards that hold its words, when `cards` is given, and
  * the ids that may hold its text, when `search` is), with each card's rank, read from indexes. The cards
  * are materialized, so the full-text query runs once. SQLite loops over the candidates (CROSS JOIN keeps
- * that order). PostgreSQL reads them through `= any(array(…))`, whose length its planner takes for a few
- * ids, with no CTE or union between: a join to the candidates it took for many, and read every
- * repository; an OR of the tests it ran on every repository; a materialized, deduplicated union of the
- * candidates took a third of the query's time.
+ * that order). PostgreSQL reads their rows by address through `ctid = any(array(…))`, whose length its
+ * planner takes for a few rows: a join to the candidates it took for many, and read every repository; an
+ * OR of the tests it ran on every repository; a materialized, deduplicated union of the candidates took a
+ * third of the query's time.
  */
 function candidatesListed(
   db: DbOrTx,
@@ -172,25 +172,33 @@ function candidatesListed(
     cards
       ? (from.leftJoin("card_match", "card_match.repository_id", "repositories.id") as unknown as Listed)
       : from;
-  const pool = [
-    ...(cards ? [sql`select repository_id from card_match`] : []),
-    ...(ids ? [sql`select repository_id from ${ids} ids`] : []),
-  ];
   if (isPostgres(db)) {
+    const rows = [
+      ...(cards
+        ? [
+            sql`select repositories.ctid from card_match join repositories on repositories.id = card_match.repository_id`,
+          ]
+        : []),
+      ...(ids ? [sql`select candidate from ${ids} ids`] : []),
+    ];
     return matched(
       withCards
         .selectFrom("repositories")
         .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
         .where(
-          sql<boolean>`repositories.id = any(array(${sql.join(pool, sql` union all `)}))`,
+          sql<boolean>`repositories.ctid = any(array(${sql.join(rows, sql` union all `)}))`,
         ) as unknown as Listed,
     );
   }
+  const candidates = [
+    ...(cards ? [sql`select repository_id from card_match`] : []),
+    ...(ids ? [sql`select candidate as repository_id from ${ids} ids`] : []),
+  ];
   return matched(
     withCards
       .with(
         (cte) => cte("candidates").materialized(),
-        () => sql<{ repository_id: string }>`(${sql.join(pool, sql` union `)})`,
+        () => sql<{ repository_id: string }>`(${sql.join(candidates, sql` union `)})`,
       )
       .selectFrom("candidates")
       .crossJoin("repositories")

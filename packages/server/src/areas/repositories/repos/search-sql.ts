@@ -94,26 +94,28 @@ export function idHolds(db: DbOrTx, search: string) {
 }
 
 /**
- * The ids of repositories of a kind whose id may contain `search`, read from indexes: the names' trigrams
- * for a text of three characters or more (PostgreSQL's `pg_trgm` index, SQLite's trigram table), and the
+ * The repositories of a kind whose id may contain `search`, read from indexes: the names' trigrams for a
+ * text of three characters or more (PostgreSQL's `pg_trgm` index, SQLite's trigram table), and the
  * owners' repositories. A superset (SQLite's trigram LIKE has no escape, so `_` and `%` match more),
- * which `idHolds` then decides: a CTE's body.
+ * which `idHolds` then decides: a CTE's body, one row per candidate (a repository may come twice). Each
+ * is named by its id on SQLite and by its row's address (`ctid`) on PostgreSQL, which the listing then
+ * reads without looking each id up in the primary key again (6.1 to 3.7 ms for 977 names).
  */
 export function idCandidates(db: DbOrTx, type: string, search: string) {
+  const key = isPostgres(db) ? sql`repositories.ctid` : sql`repositories.id`;
   const slash = search.indexOf("/");
   const ownerPart = slash >= 0 ? search.slice(0, slash) : search;
   const namePart = slash >= 0 ? search.slice(slash + 1) : search;
   const ownerPattern = slash >= 0 ? `%${literal(ownerPart)}` : `%${literal(ownerPart)}%`;
   // From the owners to their repositories (CROSS JOIN: SQLite would otherwise scan every repository).
-  const ofOwners = sql`select repositories.id as repository_id
+  const ofOwners = sql`select ${key} as candidate
     from (${ownersLike(ownerPattern)}) owners
     cross join repositories where repositories.owner_id = owners.id and repositories.type = ${type}`;
-  if (slash >= 0) return sql<{ repository_id: string }>`(${ofOwners})`;
+  if (slash >= 0) return sql<{ candidate: string }>`(${ofOwners})`;
   const byName =
     isPostgres(db) || namePart.length < 3
-      ? sql`select id as repository_id from repositories where type = ${type} and name like ${`%${literal(namePart)}%`} escape '\\'`
-      : sql`select repo_keys.repository_id from repo_names join repo_keys on repo_keys.key = repo_names.rowid
+      ? sql`select ${key} as candidate from repositories where type = ${type} and name like ${`%${literal(namePart)}%`} escape '\\'`
+      : sql`select repo_keys.repository_id as candidate from repo_names join repo_keys on repo_keys.key = repo_names.rowid
           where repo_names.name like ${`%${namePart}%`}`;
-  // Either may name a repository twice; SQLite's candidates are made distinct, PostgreSQL's array need not be.
-  return sql<{ repository_id: string }>`(${byName} union all ${ofOwners})`;
+  return sql<{ candidate: string }>`(${byName} union all ${ofOwners})`;
 }
