@@ -264,7 +264,7 @@ async function pageIds(db: DbOrTx, query: ListingQuery): Promise<Array<{ id: str
     }
     // The candidates (the few cards, and the ids that may hold the text) joined, filtered and sorted.
     return visible(
-      candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words) : null, {
+      candidatesListed(db, listing, words.length > 0 ? rankedCards(db, words, { ranked: false }) : null, {
         type: query.type,
         search,
       }),

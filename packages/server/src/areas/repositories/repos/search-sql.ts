@@ -33,14 +33,19 @@ export async function countCards(db: DbOrTx, words: string[], cap: number): Prom
   return Number((await query.execute(db)).rows[0]?.count ?? 0);
 }
 
-/** The repositories whose card holds every word, with a rank (lower is more relevant): a CTE's body. */
-export function rankedCards(db: DbOrTx, words: string[]) {
+/**
+ * The repositories whose card holds every word, with a rank (lower is more relevant; 0 for all when
+ * `ranked` is false, for a listing sorted otherwise, which need not score each card): a CTE's body.
+ */
+export function rankedCards(db: DbOrTx, words: string[], { ranked = true }: { ranked?: boolean } = {}) {
   if (isPostgres(db)) {
+    const rank = ranked ? sql`-ts_rank(document, ${tsQuery(words)})` : sql`0.0`;
     return sql<{ repository_id: string; rank: number }>`(select repository_id,
-      -ts_rank(document, ${tsQuery(words)}) as rank from repo_search where document @@ ${tsQuery(words)})`;
+      ${rank} as rank from repo_search where document @@ ${tsQuery(words)})`;
   }
+  const rank = ranked ? sql`bm25(repo_search)` : sql`0.0`;
   return sql<{ repository_id: string; rank: number }>`(select repo_keys.repository_id, matches.rank from (
-      select rowid as key, bm25(repo_search) as rank from repo_search where repo_search match ${ftsQuery(words)}
+      select rowid as key, ${rank} as rank from repo_search where repo_search match ${ftsQuery(words)}
     ) matches join repo_keys on repo_keys.key = matches.key)`;
 }
 
@@ -97,7 +102,7 @@ export function idHolds(db: DbOrTx, search: string) {
  * The repositories of a kind whose id may contain `search`, read from indexes: the names' trigrams for a
  * text of three characters or more (PostgreSQL's `pg_trgm` index, SQLite's trigram table), and the
  * owners' repositories. A superset (SQLite's trigram LIKE has no escape, so `_` and `%` match more),
- * which `idHolds` then decides: a CTE's body, one row per candidate (a repository may come twice). Each
+ * which `idHolds` then decides: a CTE's body. Each
  * is named by its id on SQLite and by its row's address (`ctid`) on PostgreSQL, which the listing then
  * reads without looking each id up in the primary key again (6.1 to 3.7 ms for 977 names).
  */
@@ -117,5 +122,9 @@ export function idCandidates(db: DbOrTx, type: string, search: string) {
       ? sql`select ${key} as candidate from repositories where type = ${type} and name like ${`%${literal(namePart)}%`} escape '\\'`
       : sql`select repo_keys.repository_id as candidate from repo_names join repo_keys on repo_keys.key = repo_names.rowid
           where repo_names.name like ${`%${namePart}%`}`;
-  return sql<{ candidate: string }>`(${byName} union all ${ofOwners})`;
+  // A repository whose name and owner both hold the text comes twice on PostgreSQL, whose array need not be
+  // distinct; SQLite's candidates are looped over, so they are made distinct.
+  return isPostgres(db)
+    ? sql<{ candidate: string }>`(${byName} union all ${ofOwners})`
+    : sql<{ candidate: string }>`(${byName} union ${ofOwners})`;
 }

@@ -162,6 +162,21 @@ describe.each(DIALECTS)("search over many cards, on %s", (dialect) => {
     expect(await ids("search=alice/zebra-c")).toEqual(["alice/zebra-crossing"]);
   });
 
+  it("lists a repository whose name and owner's handle both hold the text once", async () => {
+    const created = await hub.request("/api/repos", {
+      method: "POST",
+      token: alice,
+      json: { repo_id: "alice/relic" },
+    });
+    expect(created.status).toBe(201);
+    // "lic" is in alice's handle, so every public repository of hers holds it, and in this one's name too.
+    const found = await allPages("search=lic&limit=500");
+    expect(found).toContain("alice/relic");
+    expect(found).toHaveLength(new Set(found).size);
+    const publicSeeded = Array.from({ length: SEEDED }, (_, i) => i).filter((i) => !isPrivate(i));
+    expect(found).toHaveLength(publicSeeded.length + 3);
+  });
+
   it("keeps the names' and cards' indexes when a repository is renamed or deleted", async () => {
     const created = await hub.request("/api/repos", {
       method: "POST",
