@@ -164,7 +164,7 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
       expect(response.status).toBe(200);
       collectionSlugs.set(`${spec.owner}/${spec.title}`, ((await response.json()) as { slug: string }).slug);
     }
-    // One admin CLI process per token: the actors mint theirs side by side.
+    // The actors mint their tokens side by side (the admin commands take turns in this process).
     const actors = ["alice", "adm", "wri", "con", "rea", "out"] as Actor[];
     await Promise.all(
       actors.map(async (actor) => {

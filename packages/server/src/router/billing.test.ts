@@ -68,7 +68,7 @@ describe.each(DIALECTS)("Router billing and its control plane on %s", (dialect) 
     ]);
     hub = await startHub({ dialect, env: { HUB_PROVIDERS: file } });
     hub.secrets.add("sk-solo-hub-key");
-    // One admin CLI process per account at a time: the accounts are made side by side.
+    // The accounts are made side by side (their admin commands take turns in this process).
     await Promise.all(
       ["ann", "bob", "carl", "dan", "rita", "olga"].map(async (name) => {
         await hub.createUser(name);

@@ -16,7 +16,7 @@ import {
   browserHeaders,
   freePorts,
   reauthenticateThrough,
-  runHubd,
+  runAdminHere,
   signInThrough,
   type CliResult,
 } from "./hub-process.js";
@@ -76,9 +76,9 @@ export class InProcessHub {
     return this.config.publicUrl;
   }
 
-  /** Runs an admin command (the built `hubd`, a real process) against this hub's data dir and database. */
+  /** Runs an admin command against this hub's data dir and database, in this process (`runAdminHere`). */
   cli(args: string[], stdin = ""): Promise<CliResult> {
-    return runHubd(args, this.env, stdin);
+    return runAdminHere(args, this.env, stdin);
   }
 
   /**

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runAdmin } from "../bin/admin.js";
 import { expect } from "vitest";
 import { createTestDatabase, type Dialect, type TestDatabase } from "./databases.js";
 
@@ -106,9 +107,9 @@ export class TestHub {
     this.routerUrl = listening.get("router") ?? "";
   }
 
-  /** Runs an admin command against this deployment's database. */
+  /** Runs an admin command against this deployment's database (in the test's process: `runAdmin`). */
   cli(args: string[], stdin = ""): Promise<CliResult> {
-    return runHubd(args, this.processEnv(), stdin);
+    return runAdminHere(args, this.processEnv(), stdin);
   }
 
   /** Sends a request to the Hub API; `token` becomes a Bearer credential. */
@@ -208,6 +209,31 @@ export async function freePorts(count: number): Promise<number[]> {
   });
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
+}
+
+/** The admin command running in this process: they take turns (see `runAdminHere`). */
+let adminTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs an admin command in this process: the code the `hubd` program runs (bin/admin.ts), without a node
+ * process to start for each. Tests that set up through admin commands use it; `bin/hubd.test.ts` runs the
+ * program itself (`runHubd`). Commands take turns: on SQLite a connection waiting for the write lock
+ * blocks the event loop, so two commands writing at once in one process would wait on each other.
+ */
+export function runAdminHere(args: string[], env: NodeJS.ProcessEnv, stdin = ""): Promise<CliResult> {
+  const run = adminTurn.then(async () => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runAdmin(args, {
+      env,
+      stdin: async () => stdin.replace(/\r?\n$/, ""),
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+    });
+    return { code, stdout, stderr };
+  });
+  adminTurn = run.catch(() => undefined);
+  return run;
 }
 
 /** Runs the hubd binary with the given arguments, environment and standard input. */

@@ -121,7 +121,7 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
     daveKey = keyFile;
     const key = await post("/api/me/keys", { key: readFileSync(`${keyFile}.pub`, "utf8") }, t.dave);
     expect(key.status).toBe(201);
-    // Sixteen CLI processes start above: on a loaded 2-core machine that takes more than a minute.
+    // A hub process, sixteen admin commands and an SSH key: on a loaded 2-core machine that can take a minute.
   }, 180_000);
   afterAll(async () => {
     await hub?.stop();
