@@ -60,7 +60,7 @@ function expiryFrom(value: string | undefined): string | null {
 /** Where an admin command reads its input and writes its output: the process's own, or a test's. */
 export interface AdminIo {
   env: NodeJS.ProcessEnv;
-  /** The whole of standard input, without its final line break. */
+  /** The whole of standard input. */
   stdin: () => Promise<string>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -127,7 +127,8 @@ async function main(argv: string[], io: AdminIo): Promise<number> {
     const email = str(values.email);
     if (!email || !values["password-stdin"])
       throw new UsageError("user create needs --email and --password-stdin.");
-    const password = await io.stdin();
+    // A password piped in or typed ends with a line break that is not part of it.
+    const password = (await io.stdin()).replace(/\r?\n$/, "");
     const user = await withHub(io, (hub) =>
       hub.account.createUser({
         handle: positionals[0] ?? "",

@@ -7,9 +7,7 @@ const code = await runAdmin(process.argv.slice(2), {
   stdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks)
-      .toString("utf8")
-      .replace(/\r?\n$/, "");
+    return Buffer.concat(chunks).toString("utf8");
   },
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

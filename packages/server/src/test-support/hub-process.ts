@@ -226,7 +226,7 @@ export function runAdminHere(args: string[], env: NodeJS.ProcessEnv, stdin = "")
     let stderr = "";
     const code = await runAdmin(args, {
       env,
-      stdin: async () => stdin.replace(/\r?\n$/, ""),
+      stdin: async () => stdin,
       stdout: (text) => (stdout += text),
       stderr: (text) => (stderr += text),
     });

@@ -172,33 +172,32 @@ function candidatesListed(
     cards
       ? (from.leftJoin("card_match", "card_match.repository_id", "repositories.id") as unknown as Listed)
       : from;
+  // The candidates: on PostgreSQL the cards' rows' addresses (the ids' come as such), on SQLite ids.
+  const pool = [
+    ...(cards
+      ? [
+          isPostgres(db)
+            ? sql`select repositories.ctid from card_match join repositories on repositories.id = card_match.repository_id`
+            : sql`select repository_id from card_match`,
+        ]
+      : []),
+    ...(ids ? [sql`select candidate as repository_id from ${ids} ids`] : []),
+  ];
   if (isPostgres(db)) {
-    const rows = [
-      ...(cards
-        ? [
-            sql`select repositories.ctid from card_match join repositories on repositories.id = card_match.repository_id`,
-          ]
-        : []),
-      ...(ids ? [sql`select candidate from ${ids} ids`] : []),
-    ];
     return matched(
       withCards
         .selectFrom("repositories")
         .innerJoin("repo_stats", "repo_stats.repository_id", "repositories.id")
         .where(
-          sql<boolean>`repositories.ctid = any(array(${sql.join(rows, sql` union all `)}))`,
+          sql<boolean>`repositories.ctid = any(array(${sql.join(pool, sql` union all `)}))`,
         ) as unknown as Listed,
     );
   }
-  const candidates = [
-    ...(cards ? [sql`select repository_id from card_match`] : []),
-    ...(ids ? [sql`select candidate as repository_id from ${ids} ids`] : []),
-  ];
   return matched(
     withCards
       .with(
         (cte) => cte("candidates").materialized(),
-        () => sql<{ repository_id: string }>`(${sql.join(candidates, sql` union `)})`,
+        () => sql<{ repository_id: string }>`(${sql.join(pool, sql` union `)})`,
       )
       .selectFrom("candidates")
       .crossJoin("repositories")

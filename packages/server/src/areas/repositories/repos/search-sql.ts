@@ -102,9 +102,9 @@ export function idHolds(db: DbOrTx, search: string) {
  * The repositories of a kind whose id may contain `search`, read from indexes: the names' trigrams for a
  * text of three characters or more (PostgreSQL's `pg_trgm` index, SQLite's trigram table), and the
  * owners' repositories. A superset (SQLite's trigram LIKE has no escape, so `_` and `%` match more),
- * which `idHolds` then decides: a CTE's body. Each
- * is named by its id on SQLite and by its row's address (`ctid`) on PostgreSQL, which the listing then
- * reads without looking each id up in the primary key again (6.1 to 3.7 ms for 977 names).
+ * which `idHolds` then decides: a CTE's body. Each is named by its id on SQLite and by its row's address
+ * (`ctid`) on PostgreSQL, which the listing then reads without looking each id up in the primary key
+ * again (6.1 to 3.7 ms for 977 names).
  */
 export function idCandidates(db: DbOrTx, type: string, search: string) {
   const key = isPostgres(db) ? sql`repositories.ctid` : sql`repositories.id`;
