@@ -90,7 +90,7 @@ import type { Config } from "../config.js";
 import type { Db } from "../db/database.js";
 import { createCsrf } from "../auth/csrf.js";
 import { installAccess } from "../http/access.js";
-import { AccessLog } from "../http/access-log.js";
+import { AccessLog, lazyChildLoggers } from "../http/access-log.js";
 import {
   answerClientError,
   installErrorHandling,
@@ -166,7 +166,8 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
-    logController: new AccessLog(),
+    logController: new AccessLog(deps.logger),
+    childLoggerFactory: lazyChildLoggers,
     // Pushes and LFS transfers can take longer than any fixed limit; idle sockets still time out.
     requestTimeout: 0,
     // What the router and Node's parser refuse before a route runs comes in the shared error schema too.
