@@ -1,13 +1,19 @@
 import pino, { type Logger } from "pino";
 import type { Config, Surface } from "./config.js";
-import { loggerOptions } from "./logger.js";
+import { CoalescedLines, loggerOptions } from "./logger.js";
 import { createHub, createRateLimiter } from "./app/create-hub.js";
 import { SURFACE_BUILDERS, type Listener } from "./app/surfaces.js";
 import { hubVersion } from "./version.js";
 
-/** The hub's log: JSON lines on stdout (or another descriptor), at the configured level. */
+/**
+ * The hub's log: JSON lines on stdout (or another descriptor), at the
+ * configured level, written asynchronously and together under load
+ * (`CoalescedLines`); what waits is written when the process exits.
+ */
 export function createLogger(config: Readonly<Config>, destination: number = 1): Logger {
-  return pino(loggerOptions(config.logLevel), pino.destination({ dest: destination, sync: false }));
+  const lines = new CoalescedLines(pino.destination({ dest: destination, sync: false }));
+  process.once("exit", () => lines.flushSync());
+  return pino(loggerOptions(config.logLevel), lines);
 }
 
 /**

@@ -1,11 +1,6 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
-import pino, { type Bindings, type ChildLoggerOptions, type Logger } from "pino";
-
-/** Where pino writes a logger's lines, and the bindings (pid, hostname) each of its lines carries. */
-interface PinoInternals {
-  [pino.symbols.streamSym]?: { write(line: string): unknown };
-  [pino.symbols.chindingsSym]?: string;
-}
+import type { Bindings, ChildLoggerOptions } from "pino";
+import { infoLineWriter } from "../logger.js";
 
 /**
  * One access-log line per request, written when it completes, instead of
@@ -15,21 +10,19 @@ interface PinoInternals {
  *
  * The line of a request that succeeded is what pino would write for
  * `request.log.info({method, path, status, ms}, "request")`, built here
- * directly and handed to the logger's destination (which batches writes): on a
- * hot path pino's generic serialization and the per-request child logger cost
- * more than the request's own work. A failure goes through pino, which
+ * directly (`infoLineWriter`): on a hot path pino's generic serialization and
+ * the per-request child logger cost more than the request's own work. A failure goes through pino, which
  * serializes the error.
  */
 export class AccessLog extends LogController {
-  private readonly stream: { write(line: string): unknown } | undefined;
-  /** What every line starts with after its time: the logger's bindings and the request id's label. */
-  private readonly bindings: string;
+  private readonly line: ReturnType<typeof infoLineWriter>;
+  /** The request id's label, as JSON. */
+  private readonly label: string;
 
-  constructor(private readonly logger: FastifyBaseLogger) {
+  constructor(logger: FastifyBaseLogger) {
     super();
-    const internals = logger as unknown as PinoInternals;
-    this.stream = internals[pino.symbols.streamSym];
-    this.bindings = `${internals[pino.symbols.chindingsSym] ?? ""},${JSON.stringify(this.requestIdLogLabel)}:`;
+    this.line = infoLineWriter(logger);
+    this.label = JSON.stringify(this.requestIdLogLabel);
   }
 
   override incomingRequest(): void {}
@@ -46,11 +39,12 @@ export class AccessLog extends LogController {
         { method: request.method, path, status: reply.statusCode, ms, err: error },
         "request failed",
       );
-    } else if (this.stream && (this.logger as Logger).isLevelEnabled?.("info")) {
-      this.stream.write(
-        `{"level":30,"time":${Date.now()}${this.bindings}${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},"path":${JSON.stringify(path)},"status":${reply.statusCode},"ms":${ms},"msg":"request"}\n`,
+    } else if (this.line) {
+      this.line(
+        `${this.label}:${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},"path":${JSON.stringify(path)},"status":${reply.statusCode},"ms":${ms},`,
+        "request",
       );
-    } else if (!this.stream) {
+    } else {
       request.log.info({ method: request.method, path, status: reply.statusCode, ms }, "request");
     }
   }

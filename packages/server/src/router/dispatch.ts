@@ -3,7 +3,12 @@ import type { Readable } from "node:stream";
 import type { Principal } from "../auth/credential.js";
 import { HubError, renderRouterError } from "../errors.js";
 import { costNanos, type Attempt, type Route } from "./billing.js";
-import type { ProviderAdapter, UpstreamResponse, Usage } from "./providers/provider-adapter.js";
+import {
+  Cancellation,
+  type ProviderAdapter,
+  type UpstreamResponse,
+  type Usage,
+} from "./providers/provider-adapter.js";
 import type { Task } from "./providers-file.js";
 import type { RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
@@ -134,7 +139,7 @@ interface AttemptContext {
   task: Task;
   body: Record<string, unknown>;
   stream: boolean;
-  signal: AbortSignal;
+  signal: Cancellation;
 }
 
 const failed = (provider: string, err: unknown) =>
@@ -332,9 +337,9 @@ export async function dispatch(input: {
   route: Route;
 }): Promise<void> {
   const { deps, res, route } = input;
-  const abort = new AbortController();
+  const cancellation = new Cancellation();
   res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) cancellation.abort();
   });
   const failures: Failure[] = [];
   const dispatchedAt = performance.now();
@@ -382,7 +387,7 @@ export async function dispatch(input: {
         task: input.task,
         body: input.body,
         stream: input.stream,
-        signal: abort.signal,
+        signal: cancellation,
       });
       await deps.stats.recordSuccess(provider.slug, mapping.id, {
         ttftMs: outcome.ttftMs,
@@ -393,7 +398,7 @@ export async function dispatch(input: {
       return;
     } catch (err) {
       if (!(err instanceof CandidateFailed)) throw err;
-      if (abort.signal.aborted) return;
+      if (cancellation.aborted) return;
       failures.push(err.failure);
       await deps.stats.recordFailure(provider.slug);
     }

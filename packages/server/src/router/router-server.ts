@@ -6,6 +6,7 @@ import { HubError, badRequest } from "../errors.js";
 import { BILLING_MODES, type RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
 import { MAX_JSON_DEPTH, jsonNestingDepth, tooDeep } from "../http/json-body.js";
+import { infoLineWriter } from "../logger.js";
 import { catalogMappings, listCatalog } from "./catalog-listing.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
@@ -242,6 +243,25 @@ export function createRouterServer(deps: RouterDeps) {
     await dispatch({ deps, res, inferenceId, body, task, stream, principal, route });
   }
 
+  /** The Router's line per request, built as pino would write it (`infoLineWriter`). */
+  const line = infoLineWriter(logger);
+  function logRequest(req: IncomingMessage, res: ServerResponse, inferenceId: string, started: number): void {
+    const path = (req.url ?? "").split("?")[0];
+    const provider = res.getHeader("x-service-provider");
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    if (!line) {
+      logger.info(
+        { inferenceId, method: req.method, path, status: res.statusCode, provider, ms },
+        "router request",
+      );
+      return;
+    }
+    line(
+      `"inferenceId":${JSON.stringify(inferenceId)},"method":${JSON.stringify(req.method)},"path":${JSON.stringify(path)},"status":${res.statusCode},${provider === undefined ? "" : `"provider":${JSON.stringify(provider)},`}"ms":${ms},`,
+      "router request",
+    );
+  }
+
   const server = http.createServer((req, res) => {
     const inferenceId = `inf_${randomUUID()}`;
     const started = performance.now();
@@ -250,19 +270,6 @@ export function createRouterServer(deps: RouterDeps) {
     res.setHeader("x-content-type-options", "nosniff");
     res.setHeader("access-control-allow-origin", "*");
     res.setHeader("access-control-expose-headers", EXPOSED_HEADERS);
-    res.once("finish", () =>
-      logger.info(
-        {
-          inferenceId,
-          method: req.method,
-          path: (req.url ?? "").split("?")[0],
-          status: res.statusCode,
-          provider: res.getHeader("x-service-provider"),
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        "router request",
-      ),
-    );
     if (req.method === "OPTIONS") {
       res.writeHead(204, {
         "access-control-allow-methods": "GET, POST, OPTIONS",
@@ -271,22 +278,27 @@ export function createRouterServer(deps: RouterDeps) {
         "access-control-max-age": "600",
       });
       res.end();
+      logRequest(req, res, inferenceId, started);
       return;
     }
-    handle(req, res, inferenceId).catch((err: unknown) => {
-      const error =
-        err instanceof HubError
-          ? err
-          : new HubError(
-              502,
-              "router_error",
-              "The Router failed to handle this request; retry with backoff.",
-            );
-      if (!(err instanceof HubError)) logger.error({ err, inferenceId }, "router request failed");
-      // Whatever of the body was not read is dropped, so the client reads this answer, not a reset.
-      if (!req.complete) drainRefusedBody(req);
-      sendRouterError(res, error);
-    });
+    // Logged once the answer is complete (handled, or refused), from the promise rather than a
+    // listener on the response: a "finish" listener per request cost the Router about 5% of its time.
+    handle(req, res, inferenceId)
+      .catch((err: unknown) => {
+        const error =
+          err instanceof HubError
+            ? err
+            : new HubError(
+                502,
+                "router_error",
+                "The Router failed to handle this request; retry with backoff.",
+              );
+        if (!(err instanceof HubError)) logger.error({ err, inferenceId }, "router request failed");
+        // Whatever of the body was not read is dropped, so the client reads this answer, not a reset.
+        if (!req.complete) drainRefusedBody(req);
+        sendRouterError(res, error);
+      })
+      .finally(() => logRequest(req, res, inferenceId, started));
   });
   server.keepAliveTimeout = 65_000;
 

@@ -101,6 +101,12 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   return read();
 }
 
+/** Waits, polling every 10 ms for up to 5 s, until `what` holds; answers whether it did. */
+async function until(what: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 500 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  return what();
+}
+
 const chat = (model: string) => ({ model, messages: [{ role: "user" as const, content: "hi" }] });
 
 beforeAll(async () => {
@@ -281,6 +287,31 @@ describe("policies, failover and affinity", () => {
     alpha.behavior = { kind: "ok" };
     const slow = await client.chat.completions.create(chat("acme/chat-1:cheapest")).withResponse();
     expect(slow.response.headers.get("x-service-provider")).toBe("alpha");
+  });
+
+  it("cancels the provider's call when the client goes away, and tries no other provider", async () => {
+    for (const fake of [alpha, beta, gamma]) {
+      fake.behavior = { kind: "hang" };
+      fake.hangsClosedAt.length = 0;
+    }
+    const leaving = new AbortController();
+    const answer = fetch(`${hub.routerUrl}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(chat("acme/chat-1:cheapest")),
+      signal: leaving.signal,
+    });
+    const waiting = [alpha, beta, gamma];
+    expect(await until(() => waiting.some((fake) => fake.requests.length === 1))).toBe(true);
+    const called = waiting.find((fake) => fake.requests.length === 1);
+    const leftAt = performance.now();
+    leaving.abort();
+    await expect(answer).rejects.toThrow();
+    // Well before the 1.5 s the Router would wait for headers, the provider's call is closed.
+    expect(await until(() => called?.hangsClosedAt.length === 1)).toBe(true);
+    expect((called?.hangsClosedAt[0] ?? Infinity) - leftAt).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    expect(waiting.reduce((sum, fake) => sum + fake.requests.length, 0)).toBe(1);
   });
 
   it("fails over when a stream's first byte never comes", async () => {

@@ -34,6 +34,8 @@ const INPUT_TOKENS = 12;
 export class FakeProvider {
   readonly requests: ReceivedRequest[] = [];
   behavior: Behavior = { kind: "ok" };
+  /** When each call answered with "hang" was closed by the caller (performance.now()). */
+  readonly hangsClosedAt: number[] = [];
   /** Output tokens each answer reports (one per streamed chunk when streaming). */
   outputTokens = 5;
   private server: http.Server | null = null;
@@ -69,6 +71,7 @@ export class FakeProvider {
     const behavior = this.behavior;
     switch (behavior.kind) {
       case "hang":
+        res.once("close", () => this.hangsClosedAt.push(performance.now()));
         return;
       case "reset":
         req.socket.destroy();

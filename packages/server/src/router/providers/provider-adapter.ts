@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import type { Readable } from "node:stream";
 import type { Task } from "../providers-file.js";
 
@@ -5,6 +6,21 @@ import type { Task } from "../providers-file.js";
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+}
+
+/**
+ * Cancels the provider calls of a request whose client went away. undici
+ * takes an EventEmitter as a request's signal; an AbortController per request
+ * cost the Router about a tenth of its time.
+ */
+export class Cancellation extends EventEmitter<{ abort: [] }> {
+  aborted = false;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.emit("abort");
+  }
 }
 
 /** One task request to one provider. */
@@ -15,7 +31,7 @@ export interface UpstreamRequest {
   body: Record<string, unknown>;
   stream: boolean;
   apiKey: string;
-  signal: AbortSignal;
+  signal: Cancellation;
   /** How long to wait for the response headers. */
   headersTimeoutMs: number;
   /** The longest silence allowed between body bytes, the first byte included. */

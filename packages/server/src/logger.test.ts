@@ -1,0 +1,80 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { CoalescedLines, infoLineWriter, loggerOptions, type LineSink } from "./logger.js";
+
+/** A sink that records each write it is asked for. */
+function recordingSink() {
+  const writes: string[] = [];
+  const calls: string[] = [];
+  const sink: LineSink = {
+    write: (text) => writes.push(text),
+    flush: (callback) => {
+      calls.push("flush");
+      callback?.();
+    },
+    flushSync: () => void calls.push("flushSync"),
+  };
+  return { sink, writes, calls };
+}
+
+describe("log lines written together under load", () => {
+  it("writes a line at once when the last write is older than the window", async () => {
+    const { sink, writes } = recordingSink();
+    const lines = new CoalescedLines(sink, 20);
+    lines.write("a\n");
+    expect(writes).toEqual(["a\n"]);
+    await sleep(30);
+    lines.write("b\n");
+    expect(writes).toEqual(["a\n", "b\n"]);
+  });
+
+  it("holds lines that come within the window and writes them together, in order, when it passes", async () => {
+    const { sink, writes } = recordingSink();
+    const lines = new CoalescedLines(sink, 40);
+    for (const name of ["a", "b", "c", "d"]) lines.write(`${name}\n`);
+    expect(writes).toEqual(["a\n"]);
+    await sleep(80);
+    expect(writes).toEqual(["a\n", "b\nc\nd\n"]);
+  });
+
+  it("writes what waits when flushed, synchronously or not, before flushing the sink", () => {
+    const { sink, writes, calls } = recordingSink();
+    const lines = new CoalescedLines(sink, 60_000);
+    lines.write("a\n");
+    lines.write("b\n");
+    let flushed = false;
+    lines.flush(() => (flushed = true));
+    expect(writes).toEqual(["a\n", "b\n"]);
+    expect(flushed).toBe(true);
+    lines.write("c\n");
+    lines.flushSync();
+    expect(writes).toEqual(["a\n", "b\n", "c\n"]);
+    expect(calls).toEqual(["flush", "flushSync"]);
+  });
+});
+
+describe("info lines built by the caller", () => {
+  it("are the lines pino writes for the same fields", () => {
+    const ours: string[] = [];
+    const theirs: string[] = [];
+    const direct = infoLineWriter(
+      pino(loggerOptions("info"), { write: (line: string) => void ours.push(line) }),
+    );
+    const logger = pino(loggerOptions("info"), { write: (line: string) => void theirs.push(line) });
+    const path = '/v1/"quoted"\\path\u2028';
+    direct?.(`"inferenceId":"inf_1","path":${JSON.stringify(path)},"status":200,"ms":1.5,`, "router request");
+    logger.info({ inferenceId: "inf_1", path, status: 200, ms: 1.5 }, "router request");
+    const strip = (line: string) => line.replace(/"time":\d+/, '"time":0');
+    expect(ours).toHaveLength(1);
+    expect(strip(ours[0] ?? "")).toBe(strip(theirs[0] ?? ""));
+  });
+
+  it("write nothing below the logger's level, and are not offered for a logger that is not pino's", () => {
+    const lines: string[] = [];
+    const quiet = pino(loggerOptions("warn"), { write: (line: string) => void lines.push(line) });
+    infoLineWriter(quiet)?.(`"status":200,`, "request");
+    expect(lines).toEqual([]);
+    expect(infoLineWriter({ info: () => undefined })).toBeNull();
+  });
+});
