@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
@@ -7,6 +7,7 @@ import { BILLING_MODES, type RouterDeps } from "./contracts.js";
 import { sendRouterError } from "./router-error.js";
 import { MAX_JSON_DEPTH, jsonNestingDepth, tooDeep } from "../http/json-body.js";
 import { infoLineWriter } from "../logger.js";
+import { timeOrderedUuid } from "../db/time-ordered-id.js";
 import { catalogMappings, listCatalog } from "./catalog-listing.js";
 import { chooseRoute, type BillOwner } from "./billing.js";
 import { dispatch } from "./dispatch.js";
@@ -263,7 +264,8 @@ export function createRouterServer(deps: RouterDeps) {
   }
 
   const server = http.createServer((req, res) => {
-    const inferenceId = `inf_${randomUUID()}`;
+    // Time-ordered: the usage ledger's key, appended at the end of its index (`timeOrderedUuid`).
+    const inferenceId = `inf_${timeOrderedUuid()}`;
     const started = performance.now();
     res.setHeader("inference-id", inferenceId);
     res.setHeader("cache-control", "no-store");
