@@ -1,3 +1,6 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -8,11 +11,8 @@ function recordingSink() {
   const writes: string[] = [];
   const calls: string[] = [];
   const sink: LineSink = {
+    fd: -1,
     write: (text) => writes.push(text),
-    flush: (callback) => {
-      calls.push("flush");
-      callback?.();
-    },
     flushSync: () => void calls.push("flushSync"),
   };
   return { sink, writes, calls };
@@ -38,7 +38,7 @@ describe("log lines written together under load", () => {
     expect(writes).toEqual(["a\n", "b\nc\nd\n"]);
   });
 
-  it("writes what waits when flushed, synchronously or not, before flushing the sink", () => {
+  it("writes what waits when flushed, then flushes the sink", () => {
     const { sink, writes, calls } = recordingSink();
     const lines = new CoalescedLines(sink, 60_000);
     lines.write("a\n");
@@ -50,7 +50,33 @@ describe("log lines written together under load", () => {
     lines.write("c\n");
     lines.flushSync();
     expect(writes).toEqual(["a\n", "b\n", "c\n"]);
-    expect(calls).toEqual(["flush", "flushSync"]);
+    expect(calls).toEqual(["flushSync", "flushSync"]);
+  });
+
+  it("at exit writes what waits straight to the sink's descriptor, after what the sink held", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-log-"));
+    const file = path.join(dir, "log");
+    const fd = openSync(file, "w");
+    try {
+      const calls: string[] = [];
+      const sink: LineSink = {
+        fd,
+        write: (text) => calls.push(`write ${text}`),
+        flushSync: () => {
+          calls.push("flushSync");
+          writeSync(fd, "held by the sink\n");
+        },
+      };
+      const lines = new CoalescedLines(sink, 60_000);
+      lines.write("first\n");
+      lines.write("second\n");
+      lines.flushSync();
+      expect(calls).toEqual(["write first\n", "flushSync"]);
+      expect(readFileSync(file, "utf8")).toBe("held by the sink\nsecond\n");
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

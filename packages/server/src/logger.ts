@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import pino, { type LoggerOptions } from "pino";
 
 /**
@@ -25,9 +26,22 @@ export function loggerOptions(level: string): LoggerOptions {
 
 /** What `CoalescedLines` writes to: pino's asynchronous destination (`pino.destination`). */
 export interface LineSink {
+  /** The descriptor it writes to (sonic-boom has it, untyped), written to directly at exit. */
+  readonly fd?: number;
   write(text: string): unknown;
-  flush(callback?: (err?: Error) => void): void;
   flushSync(): void;
+}
+
+/** The coalesced logs of this process, written out at exit (held weakly: a command's logger may come and go). */
+const open = new Set<WeakRef<CoalescedLines>>();
+
+function writeAtExit(lines: CoalescedLines): void {
+  if (open.size === 0) {
+    process.once("exit", () => {
+      for (const ref of open) ref.deref()?.flushSync();
+    });
+  }
+  open.add(new WeakRef(lines));
 }
 
 /** How long lines may wait to be written together, by default. */
@@ -43,7 +57,7 @@ const COALESCE_MS = 5;
  * its time). At exit whatever waits is written synchronously; a process killed
  * outright can lose the last `windowMs` of lines.
  */
-export class CoalescedLines implements LineSink {
+export class CoalescedLines {
   private pending = "";
   private timer: NodeJS.Timeout | null = null;
   private lastWrite = -Infinity;
@@ -52,7 +66,9 @@ export class CoalescedLines implements LineSink {
     private readonly sink: LineSink,
     private readonly windowMs = COALESCE_MS,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    writeAtExit(this);
+  }
 
   write(line: string): boolean {
     const now = this.now();
@@ -76,14 +92,30 @@ export class CoalescedLines implements LineSink {
     if (text !== "") this.sink.write(text);
   };
 
+  /** pino's `flush`, used once, at shutdown: everything is written synchronously, then `callback` runs. */
   flush(callback?: (err?: Error) => void): void {
-    this.release();
-    this.sink.flush(callback);
+    this.flushSync();
+    callback?.();
   }
 
+  /**
+   * Writes everything now, synchronously (at exit): what the sink holds, then
+   * what waits here, straight to its descriptor, since a write handed to the
+   * sink now would be asynchronous and could be cut short by the exit.
+   */
   flushSync(): void {
-    this.release();
-    this.sink.flushSync();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const text = this.pending;
+    this.pending = "";
+    try {
+      this.sink.flushSync();
+      if (text === "") return;
+      if (this.sink.fd !== undefined && this.sink.fd >= 0) writeSync(this.sink.fd, text);
+      else this.sink.write(text);
+    } catch {
+      // Exiting: there is nowhere left to say that the log could not be written.
+    }
   }
 }
 

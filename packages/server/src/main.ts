@@ -12,7 +12,6 @@ import { hubVersion } from "./version.js";
  */
 export function createLogger(config: Readonly<Config>, destination: number = 1): Logger {
   const lines = new CoalescedLines(pino.destination({ dest: destination, sync: false }));
-  process.once("exit", () => lines.flushSync());
   return pino(loggerOptions(config.logLevel), lines);
 }
 
