@@ -34,13 +34,16 @@ export interface LineSink {
 
 /** The coalesced logs of this process, written out at exit (held weakly: a command's logger may come and go). */
 const open = new Set<WeakRef<CoalescedLines>>();
+let exitHandled = false;
 
 function writeAtExit(lines: CoalescedLines): void {
-  if (open.size === 0) {
+  if (!exitHandled) {
+    exitHandled = true;
     process.once("exit", () => {
       for (const ref of open) ref.deref()?.flushSync();
     });
   }
+  for (const ref of open) if (ref.deref() === undefined) open.delete(ref);
   open.add(new WeakRef(lines));
 }
 
@@ -75,20 +78,26 @@ export class CoalescedLines {
     if (this.pending === "" && now - this.lastWrite >= this.windowMs) {
       this.lastWrite = now;
       this.sink.write(line);
-      return true;
+    } else {
+      this.pending += line;
+      this.timer ??= setTimeout(this.release, Math.max(0, this.lastWrite + this.windowMs - now));
     }
-    this.pending += line;
-    this.timer ??= setTimeout(this.release, Math.max(0, this.lastWrite + this.windowMs - now));
     return true;
+  }
+
+  /** What waits, taken out, with its timer stopped. */
+  private take(): string {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const text = this.pending;
+    this.pending = "";
+    return text;
   }
 
   /** Writes what waits now. */
   private readonly release = (): void => {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
     this.lastWrite = this.now();
-    const text = this.pending;
-    this.pending = "";
+    const text = this.take();
     if (text !== "") this.sink.write(text);
   };
 
@@ -104,10 +113,7 @@ export class CoalescedLines {
    * sink now would be asynchronous and could be cut short by the exit.
    */
   flushSync(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const text = this.pending;
-    this.pending = "";
+    const text = this.take();
     try {
       this.sink.flushSync();
       if (text === "") return;
