@@ -38,8 +38,8 @@ import { isMain, wholeNumber, writeSeededFile } from "./lib.mjs";
 
 const { fetch } = globalThis;
 const MiB = 1024 * 1024;
-/** Hub throughput over nginx throughput, both directions. */
-const TARGET = 0.8;
+/** Hub throughput over nginx throughput, by direction (issue 19: upload 0.85, download at least level). */
+const TARGETS = { upload: 0.85, download: 1.0 };
 /** Most the hub's resident memory may grow during one transfer, whatever the object's size. */
 const RSS_TARGET_MIB = 100;
 /** Where the hub and nginx listen. */
@@ -470,9 +470,10 @@ function printScenario({ key, title, runs, warmup, stats }) {
   for (const name of Object.keys(stats)) {
     if (name === "hub") continue;
     const ratio = hub.mbps / stats[name].mbps;
+    const target = TARGETS[key];
     console.log(
       `ratio hub/${LABELS[key][name]}: ${ratio.toFixed(2)} (medians); ` +
-        `target >= ${TARGET.toFixed(2)}: ${ratio >= TARGET ? "met" : "MISSED"}`,
+        `target >= ${target.toFixed(2)}: ${ratio >= target ? "met" : "MISSED"}`,
     );
   }
 }
@@ -483,12 +484,13 @@ function printSummary({ upload, download, client, memory }) {
     for (const name of Object.keys(s.stats)) {
       if (name === "hub") continue;
       const ratio = s.stats.hub.mbps / s.stats[name].mbps;
+      const target = TARGETS[s.key];
       rows.push([
         `${s.key} vs ${LABELS[s.key][name]}`,
         s.stats.hub.mbps.toFixed(0),
         s.stats[name].mbps.toFixed(0),
         ratio.toFixed(2),
-        `>= ${TARGET.toFixed(2)} ${ratio >= TARGET ? "met" : "MISSED"}`,
+        `>= ${target.toFixed(2)} ${ratio >= target ? "met" : "MISSED"}`,
       ]);
     }
   }

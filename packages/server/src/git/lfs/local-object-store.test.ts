@@ -78,6 +78,23 @@ describe("the local object store", () => {
     expect(readdirSync(path.join(dataDir, "lfs", "tmp"))).toEqual([]);
   });
 
+  it("keeps nothing of a large upload whose sender goes away, and leaves no file open", async () => {
+    const content = bytesOf(30 * 1024 * 1024, 10);
+    const oid = oidOf(content);
+    const openFiles = () => readdirSync("/proc/self/fd").length;
+    const before = openFiles();
+    const vanishing = Readable.from(
+      (async function* () {
+        for (let at = 0; at < 20 * 1024 * 1024; at += 64 * 1024) yield content.subarray(at, at + 64 * 1024);
+        throw Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+      })(),
+    );
+    await expect(store.write(oid, content.length, vanishing)).rejects.toMatchObject({ code: "ECONNRESET" });
+    expect(await store.size(oid)).toBeNull();
+    expect(readdirSync(path.join(dataDir, "lfs", "tmp"))).toEqual([]);
+    expect(openFiles()).toBe(before);
+  });
+
   it("refuses more or fewer bytes than announced", async () => {
     const content = bytesOf(18 * 1024 * 1024, 9);
     const oid = oidOf(content);
