@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { readKey, type Key, type KeyID } from "openpgp";
 import { badRequest } from "../errors.js";
 
@@ -47,7 +47,7 @@ export function sshFields(blob: Buffer): Buffer[] | null {
 
 /** An SSH key's fingerprint as `ssh-keygen -l` prints it: `SHA256:` and the unpadded base64 digest of its blob. */
 export function sshFingerprint(blob: Buffer): string {
-  return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${hash("sha256", blob, "base64").replace(/=+$/, "")}`;
 }
 
 /** The bit length of an SSH mpint (a big-endian two's-complement integer). */

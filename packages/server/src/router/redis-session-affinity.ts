@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { SESSION_TTL_MS, type SessionAffinity } from "./session-affinity.js";
@@ -19,7 +19,7 @@ export function createRedisSessionAffinity({
   logger: Logger;
 }): SessionAffinity {
   const keyOf = (key: string) =>
-    `${prefix}router:session:${createHash("sha256").update(key).digest("base64url")}`;
+    `${prefix}router:session:${hash("sha256", key, "base64url")}`;
   const unreachable = (err: unknown, what: string) =>
     logger.error({ err: (err as Error).message }, `session affinity not ${what}: Redis failed`);
   return {

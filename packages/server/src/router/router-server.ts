@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
@@ -28,7 +28,7 @@ function invalidApiKey(message: string): HubError {
 }
 
 function sha256(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
+  return hash("sha256", value, "buffer");
 }
 
 /** The most of a refused body read and dropped, and for how long, before the connection is closed. */
