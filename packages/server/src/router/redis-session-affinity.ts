@@ -18,8 +18,7 @@ export function createRedisSessionAffinity({
   prefix: string;
   logger: Logger;
 }): SessionAffinity {
-  const keyOf = (key: string) =>
-    `${prefix}router:session:${hash("sha256", key, "base64url")}`;
+  const keyOf = (key: string) => `${prefix}router:session:${hash("sha256", key, "base64url")}`;
   const unreachable = (err: unknown, what: string) =>
     logger.error({ err: (err as Error).message }, `session affinity not ${what}: Redis failed`);
   return {
