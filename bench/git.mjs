@@ -31,7 +31,8 @@ import { isMain, seededKeystream, wholeNumber } from "./lib.mjs";
 
 const { fetch } = globalThis;
 const MiB = 1024 * 1024;
-const TARGET = 1.1;
+/** Most the hub's median may take over git http-backend's, each operation (issue 19: "stay within 1.05x"). */
+const TARGET = 1.05;
 
 /**
  * Runs the git benchmark and prints one table per scenario with the hub/http-backend ratio (and hub/file
