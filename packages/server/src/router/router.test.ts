@@ -101,12 +101,6 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   return read();
 }
 
-/** Waits, polling every 10 ms for up to 5 s, until `what` holds; answers whether it did. */
-async function until(what: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 500 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  return what();
-}
-
 const chat = (model: string) => ({ model, messages: [{ role: "user" as const, content: "hi" }] });
 
 beforeAll(async () => {
@@ -302,13 +296,15 @@ describe("policies, failover and affinity", () => {
       signal: leaving.signal,
     });
     const waiting = [alpha, beta, gamma];
-    expect(await until(() => waiting.some((fake) => fake.requests.length === 1))).toBe(true);
+    const calledOne = async () => waiting.some((fake) => fake.requests.length === 1);
+    expect(await eventually(calledOne, Boolean)).toBe(true);
     const called = waiting.find((fake) => fake.requests.length === 1);
     const leftAt = performance.now();
     leaving.abort();
     await expect(answer).rejects.toThrow();
     // Well before the 1.5 s the Router would wait for headers, the provider's call is closed.
-    expect(await until(() => called?.hangsClosedAt.length === 1)).toBe(true);
+    const closed = async () => called?.hangsClosedAt.length === 1;
+    expect(await eventually(closed, Boolean)).toBe(true);
     expect((called?.hangsClosedAt[0] ?? Infinity) - leftAt).toBeLessThan(1000);
     await new Promise((resolve) => setTimeout(resolve, 1700));
     expect(waiting.reduce((sum, fake) => sum + fake.requests.length, 0)).toBe(1);

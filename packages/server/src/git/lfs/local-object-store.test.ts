@@ -94,7 +94,7 @@ describe("the local object store", () => {
         .filter((target) => target.startsWith(path.join(dataDir, "lfs", "tmp")));
     const vanishing = Readable.from(
       (async function* () {
-        for (let at = 0; at < 20 * 1024 * 1024; at += 64 * 1024) yield content.subarray(at, at + 64 * 1024);
+        yield* streamOf(content.subarray(0, 20 * 1024 * 1024));
         throw Object.assign(new Error("aborted"), { code: "ECONNRESET" });
       })(),
     );
