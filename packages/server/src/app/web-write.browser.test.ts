@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { startHub, type TestHub } from "../test-support/hub-process.js";
-import { screenshot, SCREENSHOTS, watchedContext, WIDTHS } from "../test-support/web.js";
+import { hydrated, screenshot, SCREENSHOTS, watchedContext, WIDTHS } from "../test-support/web.js";
 
 /**
  * Writing from the browser, in a real Chromium against a real `hubd`: create a repository, write its card
@@ -41,6 +41,8 @@ describe("writing from the browser", () => {
       await page.getByRole("button", { name: "Sign in" }).click();
 
       await page.getByRole("heading", { name: "Create a new repository" }).waitFor();
+      // The refusals below are meant to come back to the page's scripts, not as 400 documents (see hydrated).
+      await hydrated(page);
       await page.getByLabel("Name", { exact: true }).fill("Not Valid");
       await page.getByRole("button", { name: "Create repository" }).click();
       await page.getByRole("alert").filter({ hasText: "is not a valid repository name" }).waitFor();
@@ -99,6 +101,7 @@ describe("writing from the browser", () => {
       expect(await page.locator("h1 .badge.private").count()).toBe(1);
       await shot(page, "settings");
 
+      await hydrated(page);
       await page.getByLabel("Repository to delete").fill(name);
       await page.getByRole("button", { name: "Delete this repository" }).click();
       await page.getByRole("alert").filter({ hasText: "nothing was deleted" }).waitFor();

@@ -145,6 +145,15 @@ export function watchPage(page: Page, problems: string[]): void {
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
 }
 
+/**
+ * Waits until the page's scripts have taken over (the root layout marks the document once mounted). A form sent
+ * before that goes out as a plain HTML form, as it should; but a refusal then comes back as a document with its
+ * 4xx status, which the browser logs as a console error: tests that submit refused forms on purpose wait first.
+ */
+export async function hydrated(page: Page): Promise<void> {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
+
 export interface WatchedContext {
   context: BrowserContext;
   /** Dialogs, console errors, page errors and requests to any origin but the hub's (data: URLs aside). */
