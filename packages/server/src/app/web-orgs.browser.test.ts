@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
-import { screenshot, SCREENSHOTS, signInOnPage, watchedPage, WIDTHS } from "../test-support/web.js";
+import { hydrated, screenshot, SCREENSHOTS, signInOnPage, watchedPage, WIDTHS } from "../test-support/web.js";
 
 /**
  * The issue's journey "an organization admin adds a member", in Chromium against a real hubd at phone and
@@ -63,7 +63,8 @@ describe("organizations in a browser", () => {
       expect(members).toContainEqual(expect.objectContaining({ user: member, role: "write" }));
       await screenshot(page, "org-settings-members");
 
-      // A refusal is shown with the API's message.
+      // A refusal is shown with the API's message (by the page's scripts: see hydrated).
+      await hydrated(page);
       await page.getByLabel("Username").fill("nobody-here");
       await page.getByRole("button", { name: "Add member" }).click();
       await page.getByRole("alert").getByText('No user is called "nobody-here".').waitFor();

@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../test-support/browser.js";
 import { startHub, type TestHub } from "../test-support/hub-process.js";
-import { screenshot, SCREENSHOTS } from "../test-support/web.js";
+import { hydrated, screenshot, SCREENSHOTS } from "../test-support/web.js";
 
 /** The shortest reauthentication window the hub allows, so the test sees the prompt after a short wait. */
 const REAUTH_WINDOW_SECONDS = 10;
@@ -45,6 +45,8 @@ describe("access tokens in a browser", () => {
     await page.reload();
     await page.getByRole("heading", { name: "Confirm it is you" }).waitFor();
     await screenshot(page, "settings-reauthenticate");
+    // The wrong password is refused to the page's scripts, not as a 400 document (see hydrated).
+    await hydrated(page);
     await page.getByLabel("Password").fill("not my password");
     await page.getByRole("button", { name: "Confirm" }).click();
     await page.getByRole("alert").waitFor();
