@@ -4,10 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { downloadFile, uploadFiles } from "@huggingface/hub";
+import { getChunks } from "@huggingface/xetchunk-wasm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
 import { logLinesSince, runPythonDriver } from "../../../test-support/hf-driver.js";
 import { startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { chunkBoundaries, MAX_CHUNK_SIZE, TARGET_CHUNK_SIZE } from "../../../xet/chunking.js";
 
 const CHECKOUT = fileURLToPath(new URL("../../../../../../", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./testdata/hf_xet_driver.py", import.meta.url));
@@ -17,6 +19,22 @@ const MIB = 1024 * 1024;
 const BIG_MIB = 200;
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+/**
+ * Random bytes whose first chunk the JavaScript client cuts where hf_xet (and the hub's own chunker) does.
+ * Its chunker (@huggingface/xetchunk-wasm 0.2.0, huggingface.js#2421) cuts an 8,128-byte chunk that xet-core
+ * does not at about 7% of chunk starts; 91% of a random file's bytes still lie in chunks cut alike, so
+ * its uploads dedup against hf_xet's all the same, except when the file's very first chunk is one of those:
+ * then the client's only global dedup question (about that chunk) names a chunk no hf_xet upload holds, and
+ * the whole file is sent again. Seen twice in CI before this was known.
+ */
+function randomFileBothClientsStartAlike(size: number): Buffer {
+  for (;;) {
+    const data = randomBytes(size);
+    const head = data.subarray(0, 4 * MAX_CHUNK_SIZE);
+    if (getChunks(head, TARGET_CHUNK_SIZE)[0]?.length === chunkBoundaries(head)[0]) return data;
+  }
+}
 
 interface LogLine {
   msg?: string;
@@ -101,7 +119,8 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
       path_in_repo: "small.bin",
     });
     expect(small.xet).toBe(true);
-    const big = randomBytes(BIG_MIB * MIB);
+    // The JavaScript client's upload of this file, edited, is to dedup against it (the last test).
+    const big = randomFileBothClientsStartAlike(BIG_MIB * MIB);
     await python({ op: "upload_file", path: local("big.bin", big), path_in_repo: "big.bin" });
     files.set("copy/big.bin", big);
 
@@ -286,13 +305,12 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
     const sent = xorbBytes(logSince(from));
     expect(sent).toBeGreaterThanOrEqual(fresh.length);
     // The JavaScript client asks the global dedup API about a file's first chunk only, and dedups against the
-    // xorbs the answer lists: it sends the new megabyte and a few more around the Python client's own edit
-    // (a JavaScript re-upload of its own upload, 1 MB changed, sends about 1.1 MB).
-    // Once seen under a loaded CI run: the whole 200 MB sent again. What the client was told, to learn why.
-    const dedupAnswers = requests
+    // xorbs the answer lists. It sends the new megabyte and about 9% of the rest: the chunks its chunker cuts
+    // unlike hf_xet (see randomFileBothClientsStartAlike). 24-29 MB of the 203 MB here.
+    const asked = requests
       .filter((line) => line.path?.startsWith("/xet-cas/v1/chunks/"))
-      .map((line) => `${line.status} in ${String(line.ms)} ms`);
-    expect(sent, `global dedup answers: ${JSON.stringify(dedupAnswers)}`).toBeLessThan(
+      .map((line) => `${line.path ?? ""}: ${String(line.status)} in ${String(line.ms)} ms`);
+    expect(sent, `global dedup questions: ${JSON.stringify(asked)}`).toBeLessThan(
       fresh.length + 0.2 * edited.length,
     );
 
