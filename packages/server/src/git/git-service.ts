@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import type { FoundRepo, RepoLookup } from "../domain/repositories.js";
-import { gitEnvironment } from "./git-command.js";
+import { gitEnvironment, runGit } from "./git-command.js";
 import { pushHookEnvironment, type PushRights } from "./push-rights.js";
 import type { RepoStorage } from "./repo-storage.js";
 
@@ -17,6 +17,14 @@ export type GitService = keyof typeof GIT_SERVICES;
 
 /** Gitea's rule for what may pass from a client's Git-Protocol header or environment into GIT_PROTOCOL. */
 export const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+
+/** How many repositories' protocol v2 capability advertisements one process keeps. */
+const MAX_ADVERTISEMENTS = 1000;
+
+/** Whether a Git-Protocol value asks for protocol version 2. */
+export function asksVersion2(protocol: string | undefined): boolean {
+  return protocol !== undefined && GIT_PROTOCOL.test(protocol) && /(^|:)version=2(:|$)/.test(protocol);
+}
 
 /** Whether a string names one of the services. */
 export function isGitService(value: unknown): value is GitService {
@@ -47,7 +55,32 @@ export interface GitServiceDeps {
  * the record of a push's refs.
  */
 export function createGitService({ storage, repos, maxGitBlobBytes }: GitServiceDeps) {
+  const hookArgs = ["-c", `core.hooksPath=${storage.hooksDir}`];
+  const advertisements = new Map<string, Promise<Buffer>>();
   return {
+    /**
+     * upload-pack's protocol v2 capability advertisement (what a v2 fetch or clone asks for first), as git
+     * itself writes it for the repository. It names no refs, only what the installed git and the repository's
+     * configuration offer, so it is asked of git once per repository and Git-Protocol value and kept: a fetch
+     * then starts two processes instead of three. A failure is not kept.
+     */
+    v2Capabilities(repo: FoundRepo, protocol: string): Promise<Buffer> {
+      const key = `${repo.row.id}\u0000${protocol}`;
+      const kept = advertisements.get(key);
+      if (kept) return kept;
+      const asked = runGit([...hookArgs, "upload-pack", "--stateless-rpc", "--advertise-refs", "."], {
+        cwd: storage.pathOf(repo.row.id),
+        env: { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), GIT_PROTOCOL: protocol },
+      });
+      if (advertisements.size >= MAX_ADVERTISEMENTS)
+        advertisements.delete(advertisements.keys().next().value as string);
+      advertisements.set(key, asked);
+      asked.catch(() => {
+        if (advertisements.get(key) === asked) advertisements.delete(key);
+      });
+      return asked;
+    },
+
     start(
       repo: FoundRepo,
       service: GitService,
@@ -71,7 +104,7 @@ export function createGitService({ storage, repos, maxGitBlobBytes }: GitService
       };
       if (options.protocol !== undefined && GIT_PROTOCOL.test(options.protocol))
         env.GIT_PROTOCOL = options.protocol;
-      const args = ["-c", `core.hooksPath=${storage.hooksDir}`, GIT_SERVICES[service].command];
+      const args = [...hookArgs, GIT_SERVICES[service].command];
       if (options.stateless) args.push("--stateless-rpc");
       if (options.stateless === "advertise") args.push("--advertise-refs");
       args.push(".");

@@ -5,6 +5,8 @@ import { gzipSync } from "node:zlib";
 import type { RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../test-support/databases.js";
+import { runGit } from "../git-command.js";
+import { createRepoStorage } from "../repo-storage.js";
 import { git, withToken } from "../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../test-support/hub-process.js";
 
@@ -57,6 +59,36 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
       expect(result.code, result.stderr).toBe(0);
       expect(readdirSync(dir(name))).toContain(".gitattributes");
     }
+  });
+
+  it("answers a protocol v2 capability request with what git itself advertises for the repository", async () => {
+    const { _id: id } = await readJson<RepoInfo>(
+      await hub.request("/api/models/alice/public", { token: alice }),
+    );
+    const repository = createRepoStorage(hub.dataDir).pathOf(id);
+    const own = await runGit(["upload-pack", "--stateless-rpc", "--advertise-refs", "."], {
+      cwd: repository,
+      env: { GIT_PROTOCOL: "version=2" },
+    });
+    expect(own.toString("latin1")).toMatch(/^000eversion 2\n.*fetch=[^\n]*filter/s);
+    // The first answer is git's; the ones after it are kept, with no process started: a change to the
+    // repository's configuration behind the hub's back (the hub makes none that upload-pack reads) is not seen.
+    for (let i = 0; i < 3; i++) {
+      if (i === 1) await runGit(["config", "uploadpack.allowFilter", "false"], { cwd: repository });
+      const answer = await fetch(`${hub.gitUrl}/alice/public.git/info/refs?service=git-upload-pack`, {
+        headers: { "git-protocol": "version=2" },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("content-type")).toBe("application/x-git-upload-pack-advertisement");
+      expect(answer.headers.get("cache-control")).toContain("no-cache");
+      expect(Buffer.from(await answer.arrayBuffer()).equals(own)).toBe(true);
+    }
+    await runGit(["config", "uploadpack.allowFilter", "true"], { cwd: repository });
+    // Access is still decided per request: a private repository's capabilities are not shown to anyone.
+    const hidden = await fetch(`${hub.gitUrl}/alice/private.git/info/refs?service=git-upload-pack`, {
+      headers: { "git-protocol": "version=2" },
+    });
+    expect(hidden.status).toBe(401);
   });
 
   it("pushes with a write token and fetches what was pushed", async () => {

@@ -9,7 +9,13 @@ import type { Principal } from "../../auth/credential.js";
 import { HubError } from "../../errors.js";
 import type { PullRequests } from "../../domain/pull-requests.js";
 import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
-import { GIT_SERVICES, isGitService, type GitService, type GitServiceRunner } from "../git-service.js";
+import {
+  asksVersion2,
+  GIT_SERVICES,
+  isGitService,
+  type GitService,
+  type GitServiceRunner,
+} from "../git-service.js";
 import type { PushRights } from "../push-rights.js";
 import { pushGate, repoGate, requirePushable, withoutGitSuffix } from "../repo-gate.js";
 
@@ -199,7 +205,13 @@ export function smartHttpRoutes({
         }
         const admitted = await admit(request, reply, type, service);
         if (!admitted) return reply;
-        const version2 = /(^|:)version=2(:|$)/.test(String(request.headers["git-protocol"] ?? ""));
+        const protocol = request.headers["git-protocol"];
+        if (service === "git-upload-pack" && typeof protocol === "string" && asksVersion2(protocol)) {
+          return reply
+            .headers({ ...NO_CACHE, "content-type": `application/x-${service}-advertisement` })
+            .send(await git.v2Capabilities(admitted.repo, protocol));
+        }
+        const version2 = /(^|:)version=2(:|$)/.test(String(protocol ?? ""));
         const preamble = version2 ? "" : `${pktLine(`# service=${service}\n`)}0000`;
         await run(
           request,
