@@ -208,6 +208,21 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     );
     expect(tagPush.code).not.toBe(0);
     expect(tagPush.stderr).toMatch(new RegExp(`object ${blob} is 1\\.0 MiB`));
+    // The limit is for files: a directory listing over it (32,000 entries, a 1.1 MB tree) is taken.
+    await createRepo("alice/wide", false);
+    const empty = (await git(["hash-object", "-w", "/dev/null"], dir("pusher"))).stdout.trim();
+    const entries = Array.from(
+      { length: 32_000 },
+      (_, i) => `100644 blob ${empty}\tf${String(i).padStart(5, "0")}\n`,
+    ).join("");
+    const tree = (await runGit(["mktree"], { cwd: dir("pusher"), input: entries })).toString().trim();
+    expect(Number((await git(["cat-file", "-s", tree], dir("pusher"))).stdout)).toBeGreaterThan(1024 * 1024);
+    const commit = (await git(["commit-tree", tree, "-m", "A wide directory"], dir("pusher"))).stdout.trim();
+    const widePush = await git(
+      ["push", withToken(`${hub.gitUrl}/alice/wide`, alice), `${commit}:refs/heads/main`, "--force"],
+      dir("pusher"),
+    );
+    expect(widePush.code, widePush.stderr).toBe(0);
   });
 
   it("rejects pushes to pull requests that do not exist, to refs outside branches, tags and pull requests, and dash-led names", async () => {
