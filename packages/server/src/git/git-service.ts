@@ -61,22 +61,30 @@ export function createGitService({ storage, repos, maxGitBlobBytes }: GitService
     /**
      * upload-pack's protocol v2 capability advertisement (what a v2 fetch or clone asks for first), as git
      * itself writes it for the repository. It names no refs, only what the installed git and the repository's
-     * configuration offer, so it is asked of git once per repository and Git-Protocol value and kept: a fetch
-     * then starts two processes instead of three. A failure is not kept.
+     * configuration offer, so it is asked of git once per repository and kept (the 1,000 repositories asked
+     * about last): a fetch then starts two processes instead of three. Whatever else a client's Git-Protocol
+     * says, git is asked with `version=2` alone, so no header makes the hub ask again. A failure is not kept.
      */
-    v2Capabilities(repo: FoundRepo, protocol: string): Promise<Buffer> {
-      const key = `${repo.row.id}\u0000${protocol}`;
-      const kept = advertisements.get(key);
-      if (kept) return kept;
+    v2Capabilities(repo: FoundRepo): Promise<Buffer> {
+      const id = repo.row.id;
+      const kept = advertisements.get(id);
+      if (kept) {
+        // Kept in the order of last use: the oldest to go is the one asked about longest ago.
+        advertisements.delete(id);
+        advertisements.set(id, kept);
+        return kept;
+      }
       const asked = runGit([...hookArgs, "upload-pack", "--stateless-rpc", "--advertise-refs", "."], {
-        cwd: storage.pathOf(repo.row.id),
-        env: { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), GIT_PROTOCOL: protocol },
+        cwd: storage.pathOf(id),
+        env: { HUB_MAX_GIT_BLOB_BYTES: String(maxGitBlobBytes), GIT_PROTOCOL: "version=2" },
       });
-      if (advertisements.size >= MAX_ADVERTISEMENTS)
-        advertisements.delete(advertisements.keys().next().value as string);
-      advertisements.set(key, asked);
+      if (advertisements.size >= MAX_ADVERTISEMENTS) {
+        const oldest = advertisements.keys().next();
+        if (!oldest.done) advertisements.delete(oldest.value);
+      }
+      advertisements.set(id, asked);
       asked.catch(() => {
-        if (advertisements.get(key) === asked) advertisements.delete(key);
+        if (advertisements.get(id) === asked) advertisements.delete(id);
       });
       return asked;
     },

@@ -77,9 +77,13 @@ if [ -n "$newest" ]; then
     exit 1
   fi
   # Sizes alone (timed on a push of 46k objects: 35 ms, against about 50 with their types); the few objects
-  # over the limit have their type asked one by one.
-  oversized=$(GIT_ALTERNATE_OBJECT_DIRECTORIES= git cat-file --batch-all-objects --batch-check='%(objectsize) %(objectname)' |
-    awk -v limit="$limit" '$1 > limit { print $2 }') || exit 1
+  # over the limit have their type asked one by one. A pipeline's status is its last command's, so a failure
+  # of git cat-file reaches awk as a line that says so: a push is never taken unchecked.
+  oversized=$({ GIT_ALTERNATE_OBJECT_DIRECTORIES= git cat-file --batch-all-objects --batch-check='%(objectsize) %(objectname)' || echo failed; } |
+    awk -v limit="$limit" '$1 == "failed" { failed = 1; next } $1 > limit { print $2 } END { exit failed }') || {
+    echo "The hub could not list the sizes of the pushed objects, so nothing was updated; push again." >&2
+    exit 1
+  }
   for blob in $oversized; do
     [ "$(git cat-file -t "$blob")" = blob ] || continue
     size=$(git cat-file -s "$blob")

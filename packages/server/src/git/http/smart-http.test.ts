@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -72,23 +72,47 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     });
     expect(own.toString("latin1")).toMatch(/^000eversion 2\n.*fetch=[^\n]*filter/s);
     // The first answer is git's; the ones after it are kept, with no process started: a change to the
-    // repository's configuration behind the hub's back (the hub makes none that upload-pack reads) is not seen.
-    for (let i = 0; i < 3; i++) {
-      if (i === 1) await runGit(["config", "uploadpack.allowFilter", "false"], { cwd: repository });
-      const answer = await fetch(`${hub.gitUrl}/alice/public.git/info/refs?service=git-upload-pack`, {
-        headers: { "git-protocol": "version=2" },
+    // repository's configuration behind the hub's back (the hub makes none that upload-pack reads) is not seen,
+    // whatever else the Git-Protocol header says.
+    const ask = (repo: string, protocol: string, token?: string) =>
+      fetch(`${hub.gitUrl}/${repo}.git/info/refs?service=git-upload-pack`, {
+        headers: {
+          "git-protocol": protocol,
+          ...(token ? { authorization: `Basic ${Buffer.from(`x:${token}`).toString("base64")}` } : {}),
+        },
       });
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get("content-type")).toBe("application/x-git-upload-pack-advertisement");
-      expect(answer.headers.get("cache-control")).toContain("no-cache");
-      expect(Buffer.from(await answer.arrayBuffer()).equals(own)).toBe(true);
+    try {
+      for (const [i, protocol] of ["version=2", "version=2", "version=2:extra=1"].entries()) {
+        if (i === 1) await runGit(["config", "uploadpack.allowFilter", "false"], { cwd: repository });
+        const answer = await ask("alice/public", protocol);
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get("content-type")).toBe("application/x-git-upload-pack-advertisement");
+        expect(answer.headers.get("cache-control")).toContain("no-cache");
+        expect(Buffer.from(await answer.arrayBuffer()).equals(own)).toBe(true);
+      }
+    } finally {
+      await runGit(["config", "uploadpack.allowFilter", "true"], { cwd: repository });
     }
-    await runGit(["config", "uploadpack.allowFilter", "true"], { cwd: repository });
-    // Access is still decided per request: a private repository's capabilities are not shown to anyone.
-    const hidden = await fetch(`${hub.gitUrl}/alice/private.git/info/refs?service=git-upload-pack`, {
-      headers: { "git-protocol": "version=2" },
-    });
-    expect(hidden.status).toBe(401);
+    // Access is still decided on every request: once alice's answer is kept, nobody else gets it.
+    expect((await ask("alice/private", "version=2", alice)).status).toBe(200);
+    expect((await ask("alice/private", "version=2")).status).toBe(401);
+    expect((await ask("alice/private", "version=2", bob)).status).toBe(404);
+    // When git cannot answer (here its repository was moved away behind the hub's back), git gets plain text.
+    await createRepo("alice/moved", false);
+    const { _id: movedId } = await readJson<RepoInfo>(
+      await hub.request("/api/models/alice/moved", { token: alice }),
+    );
+    const moved = createRepoStorage(hub.dataDir).pathOf(movedId);
+    renameSync(moved, `${moved}.away`);
+    try {
+      const failed = await ask("alice/moved", "version=2");
+      expect(failed.status).toBe(500);
+      expect(failed.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect(await failed.text()).toMatch(/could not read this repository; try again/);
+    } finally {
+      renameSync(`${moved}.away`, moved);
+    }
+    expect((await ask("alice/moved", "version=2")).status).toBe(200);
   });
 
   it("pushes with a write token and fetches what was pushed", async () => {

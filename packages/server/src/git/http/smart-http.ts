@@ -206,12 +206,25 @@ export function smartHttpRoutes({
         const admitted = await admit(request, reply, type, service);
         if (!admitted) return reply;
         const protocol = request.headers["git-protocol"];
-        if (service === "git-upload-pack" && typeof protocol === "string" && asksVersion2(protocol)) {
+        const version2 = typeof protocol === "string" && asksVersion2(protocol);
+        if (service === "git-upload-pack" && version2) {
+          let capabilities: Buffer;
+          try {
+            capabilities = await git.v2Capabilities(admitted.repo);
+          } catch (err) {
+            request.log.warn(
+              { err: (err as Error).message, service, repo: admitted.repo.fullName },
+              "git service failed",
+            );
+            return refuse(
+              reply,
+              new HubError(500, "internal_error", "The hub could not read this repository; try again."),
+            );
+          }
           return reply
             .headers({ ...NO_CACHE, "content-type": `application/x-${service}-advertisement` })
-            .send(await git.v2Capabilities(admitted.repo, protocol));
+            .send(capabilities);
         }
-        const version2 = /(^|:)version=2(:|$)/.test(String(protocol ?? ""));
         const preamble = version2 ? "" : `${pktLine(`# service=${service}\n`)}0000`;
         await run(
           request,

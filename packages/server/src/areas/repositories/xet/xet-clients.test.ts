@@ -282,7 +282,7 @@ describe("uploads through Xet with the official Python client (hf_xet)", () => {
 
   it("takes the JavaScript client's uploads through Xet once the LFS batch offers it, deduplicated against the Python client's", async () => {
     const fresh = randomBytes(3 * MIB);
-    // The Python client's 30 MB file, with 1 MB in its middle changed again.
+    // The Python client's 200 MiB file, with 1 MB near its start changed.
     const edited = Buffer.from(files.get("big.bin") ?? Buffer.alloc(0));
     randomBytes(MIB).copy(edited, 10 * MIB);
     const from = hub.logs.length;
