@@ -7,6 +7,7 @@ import { launchChromium } from "../test-support/browser.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import {
   commitFiles,
+  hydrated,
   screenshot,
   SCREENSHOTS,
   signInOnPage,
@@ -245,7 +246,7 @@ describe("discussions and pull requests in the browser", () => {
     const reply = page.getByLabel("Comment", { exact: true });
     await reply.fill("Written **before** the scripts");
     expect(await page.locator("html[data-hydrated]").count()).toBe(0);
-    await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+    await hydrated(page);
     expect(await reply.inputValue()).toBe("Written **before** the scripts");
     await page.getByRole("button", { name: "Preview" }).click();
     await page

@@ -21,9 +21,9 @@ export const GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z
 /** How many repositories' protocol v2 capability advertisements one process keeps. */
 const MAX_ADVERTISEMENTS = 1000;
 
-/** Whether a Git-Protocol value asks for protocol version 2. */
-export function asksVersion2(protocol: string | undefined): boolean {
-  return protocol !== undefined && GIT_PROTOCOL.test(protocol) && /(^|:)version=2(:|$)/.test(protocol);
+/** Whether a Git-Protocol header (or its absence) asks for protocol version 2, in a value GIT_PROTOCOL passes. */
+export function asksVersion2(protocol: unknown): boolean {
+  return typeof protocol === "string" && GIT_PROTOCOL.test(protocol) && /(^|:)version=2(:|$)/.test(protocol);
 }
 
 /** Whether a string names one of the services. */

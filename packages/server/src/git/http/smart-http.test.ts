@@ -26,8 +26,12 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     });
     expect(response.status).toBe(201);
   };
-  const headOf = async (repoId: string) =>
-    (await readJson<RepoInfo>(await hub.request(`/api/models/${repoId}`, { token: alice }))).sha;
+  const infoOf = async (repoId: string) =>
+    readJson<RepoInfo>(await hub.request(`/api/models/${repoId}`, { token: alice }));
+  const headOf = async (repoId: string) => (await infoOf(repoId)).sha;
+  /** Where the hub keeps a repository on disk. */
+  const pathOnDisk = async (repoId: string) =>
+    createRepoStorage(hub.dataDir).pathOf((await infoOf(repoId))._id);
   const dir = (name: string) => path.join(work, name);
 
   beforeAll(async () => {
@@ -62,10 +66,7 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
   });
 
   it("answers a protocol v2 capability request with what git itself advertises for the repository", async () => {
-    const { _id: id } = await readJson<RepoInfo>(
-      await hub.request("/api/models/alice/public", { token: alice }),
-    );
-    const repository = createRepoStorage(hub.dataDir).pathOf(id);
+    const repository = await pathOnDisk("alice/public");
     const own = await runGit(["upload-pack", "--stateless-rpc", "--advertise-refs", "."], {
       cwd: repository,
       env: { GIT_PROTOCOL: "version=2" },
@@ -99,10 +100,7 @@ describe.each(DIALECTS)("git over HTTPS with the real git client on %s", (dialec
     expect((await ask("alice/private", "version=2", bob)).status).toBe(404);
     // When git cannot answer (here its repository was moved away behind the hub's back), git gets plain text.
     await createRepo("alice/moved", false);
-    const { _id: movedId } = await readJson<RepoInfo>(
-      await hub.request("/api/models/alice/moved", { token: alice }),
-    );
-    const moved = createRepoStorage(hub.dataDir).pathOf(movedId);
+    const moved = await pathOnDisk("alice/moved");
     renameSync(moved, `${moved}.away`);
     try {
       const failed = await ask("alice/moved", "version=2");

@@ -205,8 +205,7 @@ export function smartHttpRoutes({
         }
         const admitted = await admit(request, reply, type, service);
         if (!admitted) return reply;
-        const protocol = request.headers["git-protocol"];
-        const version2 = typeof protocol === "string" && asksVersion2(protocol);
+        const version2 = asksVersion2(request.headers["git-protocol"]);
         if (service === "git-upload-pack" && version2) {
           let capabilities: Buffer;
           try {
