@@ -42,7 +42,7 @@ import { createRedisRateLimiter } from "../auth/rate-limit/redis-rate-limiter.js
 import type { Config, RateLimitConfig } from "../config.js";
 import { migrateToLatest, openDatabase, writeCountOf } from "../db/database.js";
 import { cacheReadsOf } from "../db/cached-read.js";
-import { openChangeEpoch } from "../db/change-epoch.js";
+import { openChangeEpoch, openSharedChangeCounter } from "../db/change-epoch.js";
 import { createWriteLocks } from "../db/write-locks.js";
 import { createHealthChecks } from "./health-checks.js";
 import { createReposService } from "../areas/repositories/repos/repos.service.js";
@@ -126,10 +126,23 @@ export async function createHub(
   await loadXetHashing();
   const db = openDatabase(config.database);
   await migrateToLatest(db, config.database);
+  const writes = writeCountOf(db);
+  // Several processes (PostgreSQL and Redis) tell each other of their changes through Redis.
+  const changeCounter =
+    config.redisUrl && config.database.dialect === "postgres"
+      ? openSharedChangeCounter(config.redisUrl, `${config.redisPrefix}change-epoch`, (error) =>
+          logger.warn({ err: error }, "the shared change counter is unreachable"),
+        )
+      : null;
+  if (changeCounter) writes.announce = changeCounter.announce;
   const changes =
     cacheReads && config.readCache
-      ? openChangeEpoch(config.database, writeCountOf(db), (error) =>
-          logger.warn({ err: error }, "change notifications interrupted; reading uncached until they resume"),
+      ? openChangeEpoch(
+          config.database,
+          writes,
+          (error) =>
+            logger.warn({ err: error }, "change notifications interrupted; reading uncached until they resume"),
+          { shared: changeCounter ?? undefined },
         )
       : null;
   if (changes) cacheReadsOf(db, changes);
@@ -491,6 +504,7 @@ export async function createHub(
       await changes?.close();
       await writeLocks.close();
       await db.destroy();
+      await changeCounter?.close();
     },
   };
 }

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import Sqlite from "better-sqlite3";
+import { Redis } from "ioredis";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import type { WriteCount } from "./write-counting-driver.js";
@@ -11,6 +13,9 @@ const ANSWER_MS = 2000;
 
 /** How often the counters of backends that ended are folded into one row, by default. */
 const FOLD_MS = 10 * 60_000;
+
+/** How often PostgreSQL's counters are read beside a shared counter in Redis, by default. */
+const POLL_MS = 1000;
 
 /**
  * A number that moves whenever a noted table changes (migrations 0023 and
@@ -60,38 +65,66 @@ function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
   };
 }
 
+/** Asks a counter: its value, or null when it cannot answer now. */
+type Ask = () => Promise<number | null>;
+
 /**
- * PostgreSQL: the sum of the per-backend counters the triggers bump (migration
- * 0027), asked on a connection of its own with a prepared statement. One
- * question is on the wire at a time: a read in the turn that sent it shares
- * it, and a read that comes in a later turn waits for the next question, sent
- * when the one on the wire answers, so every read is checked against the
- * database as it was after the read began. Under load one answer serves every
- * request that came in during a round trip, instead of one question per
- * turn of the event loop per process. This process's own writes count the
- * moment they complete. A connection that fails or does not answer within
- * `ANSWER_MS` makes the epoch unknown (reads go to the database) until a new
- * one answers.
+ * Keeps one question to `ask` on the wire at a time. A read in the turn that
+ * sent it shares it, and a read that comes in a later turn waits for the next
+ * question, sent when the one on the wire answers, so every read is checked
+ * against the source as it was after the read began. Under load one answer
+ * serves every request that came in during a round trip, instead of one
+ * question per turn of the event loop.
  */
-function postgresEpoch(
-  url: string,
-  writes: WriteCount,
-  onError: (error: Error) => void,
-  foldEveryMs: number,
-): ChangeEpoch {
-  let closed = false;
-  let client: Promise<pg.Client> | null = null;
+function oneQuestionOnTheWire(ask: Ask): () => Promise<number | null> {
   /** The question on the wire, and whether it was sent in this turn of the event loop. */
   let onWire: Promise<number | null> | null = null;
   let sentThisTurn = false;
   /** The question to send when the one on the wire answers, shared by the reads that wait for it. */
   let next: Promise<number | null> | null = null;
-  let lastFold = 0;
-  let retryAt = 0;
-  let backoffMs = 250;
   const turnEnded = () => {
     sentThisTurn = false;
   };
+  const send = (): Promise<number | null> => {
+    const asked = ask();
+    onWire = asked;
+    if (!sentThisTurn) {
+      sentThisTurn = true;
+      setImmediate(turnEnded);
+    }
+    void asked.finally(() => {
+      if (onWire === asked) onWire = null;
+    });
+    return asked;
+  };
+  return () => {
+    if (!onWire) return send();
+    if (sentThisTurn) return onWire;
+    next ??= onWire.then(() => {
+      next = null;
+      return send();
+    });
+    return next;
+  };
+}
+
+/**
+ * PostgreSQL's change counters: the sum of the per-backend counters the
+ * triggers bump (migration 0027), asked on a connection of its own with a
+ * prepared statement. A connection that fails or does not answer within
+ * `ANSWER_MS` makes the answer unknown (null) until a new one answers; after a
+ * failure it is tried again with a growing pause, answering null meanwhile.
+ */
+function postgresCounters(
+  url: string,
+  onError: (error: Error) => void,
+  foldEveryMs: number,
+): { ask: Ask; close(): Promise<void> } {
+  let closed = false;
+  let client: Promise<pg.Client> | null = null;
+  let lastFold = 0;
+  let retryAt = 0;
+  let backoffMs = 250;
 
   const lost = (lostClient: Promise<pg.Client>, error: Error) => {
     if (client !== lostClient) return;
@@ -133,44 +166,23 @@ function postgresEpoch(
       )
       .catch(() => {});
   };
-  const ask = async (): Promise<number | null> => {
-    if (closed || (!client && Date.now() < retryAt)) return null;
-    const asked = connection();
-    try {
-      const c = await asked;
-      const { rows } = await c.query<{ sum: string }>({
-        name: "hub-change-epoch",
-        text: "select sum(value)::text as sum from change_epoch",
-      });
-      backoffMs = 250;
-      if (Date.now() - lastFold >= foldEveryMs) await fold(c);
-      return Number(rows[0]?.sum ?? 0) + writes.count;
-    } catch (error) {
-      lost(asked, error as Error);
-      return null;
-    }
-  };
-  const send = (): Promise<number | null> => {
-    const asked = ask();
-    onWire = asked;
-    if (!sentThisTurn) {
-      sentThisTurn = true;
-      setImmediate(turnEnded);
-    }
-    void asked.finally(() => {
-      if (onWire === asked) onWire = null;
-    });
-    return asked;
-  };
   return {
-    current() {
-      if (!onWire) return send();
-      if (sentThisTurn) return onWire;
-      next ??= onWire.then(() => {
-        next = null;
-        return send();
-      });
-      return next;
+    async ask() {
+      if (closed || (!client && Date.now() < retryAt)) return null;
+      const asked = connection();
+      try {
+        const c = await asked;
+        const { rows } = await c.query<{ sum: string }>({
+          name: "hub-change-epoch",
+          text: "select sum(value)::text as sum from change_epoch",
+        });
+        backoffMs = 250;
+        if (Date.now() - lastFold >= foldEveryMs) await fold(c);
+        return Number(rows[0]?.sum ?? 0);
+      } catch (error) {
+        lost(asked, error as Error);
+        return null;
+      }
     },
     async close() {
       closed = true;
@@ -182,17 +194,162 @@ function postgresEpoch(
 }
 
 /**
+ * PostgreSQL alone: the change counters, asked with one question on the wire
+ * (`oneQuestionOnTheWire`). This process's own writes count the moment they
+ * complete.
+ */
+function postgresEpoch(
+  url: string,
+  writes: WriteCount,
+  onError: (error: Error) => void,
+  foldEveryMs: number,
+): ChangeEpoch {
+  const counters = postgresCounters(url, onError, foldEveryMs);
+  const current = oneQuestionOnTheWire(async () => {
+    const sum = await counters.ask();
+    return sum === null ? null : sum + writes.count;
+  });
+  return { current, close: () => counters.close() };
+}
+
+/**
+ * PostgreSQL with Redis (several processes): the counter in Redis that every
+ * process bumps once each change it made has committed, before it answers
+ * (`WriteCount.announce`), asked with one question on the wire. A Redis
+ * question costs a fraction of a PostgreSQL one, and the questions of many
+ * processes no longer load the database. PostgreSQL's own counters are still
+ * read every `pollEveryMs`, and move the epoch too: a change whose process
+ * died between its commit and its announcement, or one made with `psql`,
+ * applies within that interval. A counter that Redis lost (a restart, an
+ * eviction, a new run id) or a connection that broke never brings back an
+ * epoch seen before: the epoch continues above the last one.
+ */
+function redisEpoch(
+  counter: SharedChangeCounter,
+  postgres: { ask: Ask; close(): Promise<void> },
+  writes: WriteCount,
+  pollEveryMs: number,
+): ChangeEpoch {
+  let postgresSum: number | null = null;
+  let polling = false;
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    postgresSum = await postgres.ask();
+    polling = false;
+  };
+  void poll();
+  const timer = setInterval(() => void poll(), pollEveryMs);
+  timer.unref();
+
+  /** The run of the Redis counter last seen, and the offset that keeps the epoch rising across runs. */
+  let run: string | null = null;
+  let base = 0;
+  let last = 0;
+  let broken = false;
+  const broke = () => {
+    broken = true;
+  };
+  counter.redis.on("close", broke);
+  const current = oneQuestionOnTheWire(async () => {
+    const answer = await counter.read();
+    if (answer === null || postgresSum === null) return null;
+    if (broken || answer.run !== run) {
+      base = last + 1 - answer.count;
+      run = answer.run;
+      broken = false;
+    }
+    last = base + answer.count;
+    return last + postgresSum + writes.count;
+  });
+  return {
+    current,
+    async close() {
+      clearInterval(timer);
+      counter.redis.off("close", broke);
+      await postgres.close();
+    },
+  };
+}
+
+/**
+ * The counter of committed changes the hub processes of one deployment share
+ * in Redis: a hash holding the count and the id of its run, so a counter Redis
+ * lost is known as a new one.
+ */
+export interface SharedChangeCounter {
+  readonly redis: Redis;
+  /** Tells every process that a change committed; resolves once a question asked after it would see it. */
+  announce(): Promise<void>;
+  /** The count and its run, or null when Redis cannot answer now (nothing waits for it to come back). */
+  read(): Promise<{ run: string; count: number } | null>;
+  close(): Promise<void>;
+}
+
+/** Opens the shared counter under `key`, on a connection of its own, connected at its first use. */
+export function openSharedChangeCounter(
+  url: string,
+  key: string,
+  onError: (error: Error) => void,
+): SharedChangeCounter {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    commandTimeout: ANSWER_MS,
+    connectionName: EPOCH_CONNECTION_NAME,
+  });
+  redis.on("error", () => {});
+  /** Whether a command now would be sent or queued for a connection under way, not left waiting on an outage. */
+  const usable = () => redis.status === "ready" || redis.status === "wait" || redis.status === "connecting";
+  return {
+    redis,
+    async announce() {
+      try {
+        if (!usable()) throw new Error(`Redis is ${redis.status}`);
+        await redis.hincrby(key, "count", 1);
+      } catch (error) {
+        onError(new Error(`a change could not be announced to the other processes: ${(error as Error).message}`));
+      }
+    },
+    async read() {
+      if (redis.status === "wait") void redis.connect().catch(() => {});
+      if (redis.status !== "ready") return null;
+      try {
+        const [run, count] = await redis.hmget(key, "run", "count");
+        if (run) return { run, count: Number(count ?? 0) };
+        // A counter with no run (new, or lost and bumped since): give it one; the next read counts.
+        await redis.hsetnx(key, "run", randomUUID());
+        return null;
+      } catch {
+        return null;
+      }
+    },
+    async close() {
+      if (redis.status === "wait") redis.disconnect();
+      else await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
+
+/**
  * The change epoch of the configured database; open it after migrating, so its
  * table or triggers exist. `writes` counts this process's own writes;
- * `foldEveryMs` is how often PostgreSQL's ended backends' counters are folded.
+ * `shared` is the deployment's counter in Redis (PostgreSQL only), which the
+ * epoch then asks instead of the database; `foldEveryMs` is how often
+ * PostgreSQL's ended backends' counters are folded, `pollEveryMs` how often
+ * they are read beside a shared counter.
  */
 export function openChangeEpoch(
   config: DatabaseConfig,
   writes: WriteCount,
   onError: (error: Error) => void,
-  { foldEveryMs = FOLD_MS }: { foldEveryMs?: number } = {},
+  {
+    foldEveryMs = FOLD_MS,
+    pollEveryMs = POLL_MS,
+    shared,
+  }: { foldEveryMs?: number; pollEveryMs?: number; shared?: SharedChangeCounter } = {},
 ): ChangeEpoch {
-  return config.dialect === "postgres"
-    ? postgresEpoch(config.url, writes, onError, foldEveryMs)
-    : sqliteEpoch(config.file, writes);
+  if (config.dialect !== "postgres") return sqliteEpoch(config.file, writes);
+  if (!shared) return postgresEpoch(config.url, writes, onError, foldEveryMs);
+  return redisEpoch(shared, postgresCounters(config.url, onError, foldEveryMs), writes, pollEveryMs);
 }

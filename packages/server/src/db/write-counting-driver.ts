@@ -16,6 +16,13 @@ import type {
 /** How many statements that may change cached reads this process has run, commits included. */
 export interface WriteCount {
   count: number;
+  /**
+   * Tells the deployment's other processes that such a change committed (a
+   * statement outside a transaction, or the commit of a transaction that ran
+   * one); the statement's caller waits for it, so the change is announced
+   * before anyone hears of it (`db/change-epoch.ts`).
+   */
+  announce?: () => Promise<void>;
 }
 
 /**
@@ -53,7 +60,9 @@ const USE_NOTES = new Map([
 const nameOf = (node: OperationNode | undefined): string | null =>
   node?.kind === "TableNode" ? (node as TableNode).table.identifier.name : null;
 
-const CONTROL = /^\s*(begin|commit|rollback|savepoint|release)\b/i;
+const CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|savepoint|release)\b/i;
+const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i;
+const COMMIT = /^\s*commit\b/i;
 const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
 
 /**
@@ -88,10 +97,12 @@ function retiresCache(query: CompiledQuery): boolean {
 
 /**
  * A connection that counts each statement that may retire cached reads once
- * it has run, and the commit of a transaction that ran one.
+ * it has run, and the commit of a transaction that ran one; and announces each
+ * such change once it has committed.
  */
 class CountingConnection implements DatabaseConnection {
   private dirty = false;
+  private inTransaction = false;
 
   constructor(
     readonly inner: DatabaseConnection,
@@ -100,16 +111,24 @@ class CountingConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const counts = retiresCache(query);
+    const raw = query.query.kind === "RawNode";
+    let committed = false;
     try {
-      return await this.inner.executeQuery<R>(query);
+      const result = await this.inner.executeQuery<R>(query);
+      committed = counts ? !this.inTransaction : raw && this.dirty && COMMIT.test(query.sql);
+      return result;
     } finally {
       if (counts) {
         this.writes.count += 1;
-        this.dirty = true;
-      } else if (query.query.kind === "RawNode" && TRANSACTION_END.test(query.sql)) {
+        this.dirty = this.inTransaction;
+      } else if (raw && TRANSACTION_START.test(query.sql)) {
+        this.inTransaction = true;
+      } else if (raw && TRANSACTION_END.test(query.sql)) {
         if (this.dirty) this.writes.count += 1;
         this.dirty = false;
+        this.inTransaction = false;
       }
+      if (committed) await this.writes.announce?.();
     }
   }
 
