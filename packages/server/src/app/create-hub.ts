@@ -141,7 +141,10 @@ export async function createHub(
           config.database,
           writes,
           (error) =>
-            logger.warn({ err: error }, "change notifications interrupted; reading uncached until they resume"),
+            logger.warn(
+              { err: error },
+              "change notifications interrupted; reading uncached until they resume",
+            ),
           { shared: changeCounter ?? undefined },
         )
       : null;

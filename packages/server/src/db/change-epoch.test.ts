@@ -1,9 +1,16 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../test-support/databases.js";
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
-import { EPOCH_CONNECTION_NAME, openChangeEpoch } from "./change-epoch.js";
+import {
+  EPOCH_CONNECTION_NAME,
+  openChangeEpoch,
+  openSharedChangeCounter,
+  type ChangeEpoch,
+} from "./change-epoch.js";
 import { migrateToLatest, openDatabase } from "./database.js";
 
 /** The hub's epoch connections, by backend id. */
@@ -172,6 +179,142 @@ describe("the change counters on PostgreSQL", () => {
     } finally {
       await locker.end();
       await epoch.close();
+    }
+  });
+});
+
+const REDIS = "redis://127.0.0.1:6379";
+
+/**
+ * With Redis beside PostgreSQL, the epoch is the deployment's shared counter
+ * in Redis, which each process bumps once its change committed, with
+ * PostgreSQL's own counters read behind it for changes nobody announced.
+ */
+describe("the change epoch on PostgreSQL with Redis", () => {
+  let database: TestDatabase;
+  let url: string;
+  let redis: Redis;
+  const key = `hub-test-${randomBytes(4).toString("hex")}:change-epoch`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase("postgres");
+    url = database.url ?? "";
+    const db = openDatabase({ dialect: "postgres", url });
+    await migrateToLatest(db, { dialect: "postgres", url });
+    await db.destroy();
+    redis = new Redis(REDIS);
+  });
+  afterAll(async () => {
+    await redis?.del(key);
+    await redis?.quit();
+    await database?.drop();
+  });
+
+  /** The epoch in a turn of its own, as a request would read it. */
+  const read = async (epoch: ChangeEpoch) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return epoch.current();
+  };
+  /** The first epoch known (the first reads are null while the counters are first asked). */
+  const known = async (epoch: ChangeEpoch) => {
+    let value: number | null = null;
+    await until(async () => (value = await read(epoch)) !== null, "a known epoch");
+    return value as unknown as number;
+  };
+  const open = (onError: (error: Error) => void = () => {}, pollEveryMs = 100) => {
+    const counter = openSharedChangeCounter(REDIS, key, onError);
+    const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, onError, {
+      shared: counter,
+      pollEveryMs,
+    });
+    return {
+      counter,
+      epoch,
+      close: async () => {
+        await epoch.close();
+        await counter.close();
+      },
+    };
+  };
+
+  it("moves on an announced change at once, and within its poll on a change nobody announced", async () => {
+    const errors: Error[] = [];
+    const reader = open((error) => errors.push(error), 200);
+    // Another process's counter: its announcement is what the reader's next question sees.
+    const writer = openSharedChangeCounter(REDIS, key, (error) => errors.push(error));
+    try {
+      const start = await known(reader.epoch);
+      expect(await read(reader.epoch)).toBe(start);
+      await writer.announce();
+      expect(await read(reader.epoch)).toBe(start + 1);
+      await writer.announce();
+      await writer.announce();
+      expect(await read(reader.epoch)).toBe(start + 3);
+
+      // A change made with psql is announced by nobody: PostgreSQL's counters, read behind, still move it.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query("update users set fullname = 'x' where handle = 'nobody'");
+      await client.end();
+      await until(async () => (await read(reader.epoch)) === start + 4, "the poll to see the change");
+      expect(errors).toEqual([]);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it("never comes back to an epoch it answered when Redis loses the counter or the connection breaks", async () => {
+    const { counter, epoch, close } = open();
+    try {
+      const seen: number[] = [await known(epoch)];
+      const rising = async (what: string) => {
+        const value = await known(epoch);
+        expect(value, what).toBeGreaterThan(Math.max(...seen));
+        seen.push(value);
+      };
+      // Redis lost the counter (a restart without persistence, an eviction), and writers bumped it since.
+      await redis.del(key);
+      await counter.announce();
+      await rising("after the counter was lost");
+
+      // Redis came back from an older snapshot: the same run, a smaller count, seen through a new connection.
+      const count = Number(await redis.hget(key, "count"));
+      const id = Number(await counter.redis.client("ID"));
+      await redis.call("CLIENT", "KILL", "ID", String(id));
+      await redis.hset(key, "count", String(count - 1));
+      await rising("after the connection broke and the count went back");
+
+      // Unchanged, it holds.
+      expect(await read(epoch)).toBe(Math.max(...seen));
+    } finally {
+      await close();
+    }
+  });
+
+  it("reads uncached at once while Redis is away, and a write goes on, logged", async () => {
+    // A port nothing listens on.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", resolve));
+    const port = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    const errors: Error[] = [];
+    const counter = openSharedChangeCounter(`redis://127.0.0.1:${port}`, key, (error) => errors.push(error));
+    const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, () => {}, { shared: counter });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const started = Date.now();
+        expect(await read(epoch)).toBeNull();
+        expect(Date.now() - started).toBeLessThan(500);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const started = Date.now();
+      await counter.announce();
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(errors.map((error) => error.message).join("\n")).toMatch(/could not be announced/);
+    } finally {
+      await epoch.close();
+      await counter.close();
     }
   });
 });

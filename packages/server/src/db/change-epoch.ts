@@ -216,7 +216,7 @@ function postgresEpoch(
  * PostgreSQL with Redis (several processes): the counter in Redis that every
  * process bumps once each change it made has committed, before it answers
  * (`WriteCount.announce`), asked with one question on the wire. A Redis
- * question costs a fraction of a PostgreSQL one, and the questions of many
+ * question costs the hub less than a PostgreSQL one, and the questions of many
  * processes no longer load the database. PostgreSQL's own counters are still
  * read every `pollEveryMs`, and move the epoch too: a change whose process
  * died between its commit and its announcement, or one made with `psql`,
@@ -308,7 +308,9 @@ export function openSharedChangeCounter(
         if (!usable()) throw new Error(`Redis is ${redis.status}`);
         await redis.hincrby(key, "count", 1);
       } catch (error) {
-        onError(new Error(`a change could not be announced to the other processes: ${(error as Error).message}`));
+        onError(
+          new Error(`a change could not be announced to the other processes: ${(error as Error).message}`),
+        );
       }
     },
     async read() {

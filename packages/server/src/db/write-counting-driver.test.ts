@@ -82,4 +82,74 @@ describe("the count of this process's writes", () => {
       ),
     ).toBe(0);
   });
+
+  it("announces each committed change once, before the statement's caller goes on", async () => {
+    const writes = writeCountOf(raw);
+    /** What happened, in order: each announcement, and each statement's caller going on. */
+    const events: string[] = [];
+    writes.announce = async () => {
+      // An announcement takes a round trip; the caller must not go on before it ends.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      events.push("announced");
+    };
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      await run();
+      events.push(name);
+    };
+    try {
+      await step("insert", () => db.insertInto("users").values({ id: "u3", fullname: "Cy" }).execute());
+      await step("read", () => db.selectFrom("users").selectAll().execute());
+      await step("uncached", () => db.insertInto("account_activity").values({ id: "a3" }).execute());
+      await step("use note", () =>
+        db.updateTable("access_tokens").set({ last_used_at: new Date().toISOString() }).execute(),
+      );
+      await step("transaction", () =>
+        db.transaction().execute(async (tx) => {
+          await tx.insertInto("users").values({ id: "u4", fullname: "Di" }).execute();
+          await tx.updateTable("users").set({ fullname: "Di B" }).where("id", "=", "u4").execute();
+          // Nothing is announced before the commit: the change is not there for anyone else yet.
+          events.push("before commit");
+        }),
+      );
+      await step("rolled back", () =>
+        db
+          .transaction()
+          .execute(async (tx) => {
+            await tx.insertInto("users").values({ id: "u5", fullname: "Ed" }).execute();
+            throw new Error("changed my mind");
+          })
+          .catch(() => {}),
+      );
+      await step("failed", () =>
+        db
+          .insertInto("users")
+          .values({ id: "u3", fullname: "again" })
+          .execute()
+          .catch(() => {}),
+      );
+      await step("nothing cached", () =>
+        db.transaction().execute(async (tx) => {
+          await tx.insertInto("account_activity").values({ id: "a4" }).execute();
+        }),
+      );
+      await step("raw", () => sql`delete from users where id = 'nobody'`.execute(db));
+    } finally {
+      delete writes.announce;
+    }
+    expect(events).toEqual([
+      "announced",
+      "insert",
+      "read",
+      "uncached",
+      "use note",
+      "before commit",
+      "announced",
+      "transaction",
+      "rolled back",
+      "failed",
+      "nothing cached",
+      "announced",
+      "raw",
+    ]);
+  });
 });
