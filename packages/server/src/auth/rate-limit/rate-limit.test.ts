@@ -113,7 +113,7 @@ describe.each([
         pino({ level: "silent" }),
       ),
   ],
-] as Array<[string, () => RateLimiter]>)("forgiving a count %s", (_where, create) => {
+] as Array<[string, () => RateLimiter]>)("a limiter %s", (_where, create) => {
   it("takes back one count of the window, never below zero (limits that count only failures)", async () => {
     const limiter = create();
     try {
@@ -125,6 +125,26 @@ describe.each([
       expect(await limiter.hit("b")).toMatchObject({ remaining: 2 });
       expect(await limiter.hit("a")).toMatchObject({ remaining: 0, allowed: true });
       expect(await limiter.hit("a")).toMatchObject({ allowed: false });
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it("counts a burst of hits at once as one by one: each its own count, exactly the limit let through", async () => {
+    const limiter = create();
+    try {
+      // Five hits in one tick on one bucket (Redis adds them with one command), and one on another.
+      const burst = await Promise.all([..."aaaaa", "b"].map((bucket) => limiter.hit(bucket)));
+      expect(burst.slice(0, 5).map((state) => state.remaining)).toEqual([2, 1, 0, 0, 0]);
+      expect(burst.slice(0, 5).map((state) => state.allowed)).toEqual([true, true, true, false, false]);
+      expect(burst[5]).toMatchObject({ remaining: 2, allowed: true });
+      // The window holds all five: the next hit is the sixth.
+      await limiter.forgive("a");
+      await limiter.forgive("a");
+      expect(await limiter.hit("a")).toMatchObject({ allowed: false });
+      await limiter.forgive("a");
+      await limiter.forgive("a");
+      expect(await limiter.hit("a")).toMatchObject({ remaining: 0, allowed: true });
     } finally {
       await limiter.close();
     }

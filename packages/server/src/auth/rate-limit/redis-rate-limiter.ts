@@ -5,15 +5,18 @@ import { stateOf, windowAt, type RateLimiter } from "./rate-limiter.js";
 
 declare module "ioredis" {
   interface RedisCommander<Context> {
-    hubRateLimitHit(key: string, ttlMs: number): Result<number, Context>;
+    hubRateLimitHit(key: string, ttlMs: number, count: number): Result<number, Context>;
     hubRateLimitForgive(key: string): Result<number, Context>;
   }
 }
 
-/** Counts in one round trip; the key names its window, so expiry only cleans up. */
+/**
+ * Counts ARGV[2] requests in one round trip and answers the new count; the key
+ * names its window, so expiry only cleans up.
+ */
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
 /** Takes one count back, never below zero and never creating the key. */
@@ -59,8 +62,30 @@ export function createRedisRateLimiter(
       return stateOf(config, failClosed ? config.limit + 1 : 0, resetSeconds);
     }
   }
+  /**
+   * The hits of one tick on one key, counted together: one script adds them
+   * all, and each hit gets the count it would have got on its own, in turn
+   * (the last the new total, the one before it one less), as if each had been
+   * counted by itself. A burst from one client costs Redis one command.
+   */
+  const pending = new Map<string, Array<(count: Promise<number>) => void>>();
+  const ttlMs = config.windowSeconds * 1000 + 1000;
+  const flush = () => {
+    for (const [key, waiting] of pending) {
+      const total = redis.hubRateLimitHit(key, ttlMs, waiting.length);
+      waiting.forEach((give, i) => give(total.then((count) => Number(count) - (waiting.length - 1 - i))));
+    }
+    pending.clear();
+  };
+  const hitOnce = (key: string) =>
+    new Promise<number>((resolve) => {
+      if (pending.size === 0) process.nextTick(flush);
+      let waiting = pending.get(key);
+      if (!waiting) pending.set(key, (waiting = []));
+      waiting.push(resolve);
+    });
   return {
-    hit: (bucket) => counted(bucket, (key) => redis.hubRateLimitHit(key, config.windowSeconds * 1000 + 1000)),
+    hit: (bucket) => counted(bucket, hitOnce),
     async forgive(bucket) {
       await counted(bucket, (key) => redis.hubRateLimitForgive(key));
     },
