@@ -24,6 +24,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ["packages/server/src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='startTransaction']",
+          message:
+            "Use db.transaction().execute(): Kysely releases a controlled transaction's connection without waiting, so its commit would answer before the change is announced to the other processes (db/write-counting-driver.ts).",
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.mjs", "**/*.js"],
     languageOptions: {
       globals: {

@@ -218,7 +218,7 @@ function postgresEpoch(
  * (`WriteCount.announce`), asked with one question on the wire. A Redis
  * question costs the hub less than a PostgreSQL one, and the questions of many
  * processes no longer load the database. PostgreSQL's own counters are still
- * read every `pollEveryMs`, and move the epoch too: a change whose process
+ * read every `pollEveryMs` of the counter, and move the epoch too: a change whose process
  * died between its commit and its announcement, or one made with `psql`,
  * applies within that interval. A counter that Redis lost (a restart, an
  * eviction, a new run id) or a connection that broke never brings back an
@@ -228,7 +228,6 @@ function redisEpoch(
   counter: SharedChangeCounter,
   postgres: { ask: Ask; close(): Promise<void> },
   writes: WriteCount,
-  pollEveryMs: number,
 ): ChangeEpoch {
   let postgresSum: number | null = null;
   let polling = false;
@@ -239,11 +238,12 @@ function redisEpoch(
     polling = false;
   };
   void poll();
-  const timer = setInterval(() => void poll(), pollEveryMs);
+  const timer = setInterval(() => void poll(), counter.pollEveryMs);
   timer.unref();
 
-  /** The run of the Redis counter last seen, and the offset that keeps the epoch rising across runs. */
+  /** The run and count of the Redis counter last seen, and the offset that keeps the epoch rising across runs. */
   let run: string | null = null;
+  let count = 0;
   let base = 0;
   let last = 0;
   let broken = false;
@@ -254,11 +254,13 @@ function redisEpoch(
   const current = oneQuestionOnTheWire(async () => {
     const answer = await counter.read();
     if (answer === null || postgresSum === null) return null;
-    if (broken || answer.run !== run) {
+    // A new run, a connection made anew, or a count that went back (a replica behind): start above the last.
+    if (broken || answer.run !== run || answer.count < count) {
       base = last + 1 - answer.count;
       run = answer.run;
       broken = false;
     }
+    count = answer.count;
     last = base + answer.count;
     return last + postgresSum + writes.count;
   });
@@ -279,18 +281,32 @@ function redisEpoch(
  */
 export interface SharedChangeCounter {
   readonly redis: Redis;
-  /** Tells every process that a change committed; resolves once a question asked after it would see it. */
+  /** How often the epochs that ask this counter read PostgreSQL's counters behind it. */
+  readonly pollEveryMs: number;
+  /**
+   * Tells every process that a change committed; resolves once a question
+   * asked after it would see it. When Redis cannot take it, it logs and
+   * resolves only once every process's next read of PostgreSQL's counters
+   * must have seen the change, so the change still applies to whatever
+   * request its writer's answer leads to.
+   */
   announce(): Promise<void>;
   /** The count and its run, or null when Redis cannot answer now (nothing waits for it to come back). */
   read(): Promise<{ run: string; count: number } | null>;
   close(): Promise<void>;
 }
 
-/** Opens the shared counter under `key`, on a connection of its own, connected at its first use. */
+/**
+ * Opens the shared counter under `key`, on a connection of its own, connected
+ * at its first use. A command Redis does not answer within `ANSWER_MS` fails,
+ * and the connection is made anew (a socket that stays open while Redis
+ * answers nothing would hold every question).
+ */
 export function openSharedChangeCounter(
   url: string,
   key: string,
   onError: (error: Error) => void,
+  { pollEveryMs = POLL_MS }: { pollEveryMs?: number } = {},
 ): SharedChangeCounter {
   const redis = new Redis(url, {
     lazyConnect: true,
@@ -299,30 +315,47 @@ export function openSharedChangeCounter(
     connectionName: EPOCH_CONNECTION_NAME,
   });
   redis.on("error", () => {});
-  /** Whether a command now would be sent or queued for a connection under way, not left waiting on an outage. */
-  const usable = () => redis.status === "ready" || redis.status === "wait" || redis.status === "connecting";
+  /** Set from a timeout until the new connection is ready: the old one still says "ready" for a moment. */
+  let dropped = false;
+  redis.on("ready", () => {
+    dropped = false;
+  });
+  const failed = (error: unknown) => {
+    if ((error as Error).message.includes("timed out") && !dropped) {
+      dropped = true;
+      redis.disconnect(true);
+    }
+    return error as Error;
+  };
+  /** Past a poll that was on the wire at the commit, the next interval, and that interval's poll. */
+  const holdMs = pollEveryMs + 2 * ANSWER_MS;
   return {
     redis,
+    pollEveryMs,
     async announce() {
       try {
-        if (!usable()) throw new Error(`Redis is ${redis.status}`);
+        if (redis.status === "end") throw new Error("Redis is closed");
         await redis.hincrby(key, "count", 1);
       } catch (error) {
         onError(
-          new Error(`a change could not be announced to the other processes: ${(error as Error).message}`),
+          new Error(
+            `a change could not be announced to the other processes (${failed(error).message}); holding its answer ${holdMs} ms, until their reads of PostgreSQL see it`,
+          ),
         );
+        await new Promise((resolve) => setTimeout(resolve, holdMs));
       }
     },
     async read() {
       if (redis.status === "wait") void redis.connect().catch(() => {});
-      if (redis.status !== "ready") return null;
+      if (redis.status !== "ready" || dropped) return null;
       try {
         const [run, count] = await redis.hmget(key, "run", "count");
         if (run) return { run, count: Number(count ?? 0) };
         // A counter with no run (new, or lost and bumped since): give it one; the next read counts.
         await redis.hsetnx(key, "run", randomUUID());
         return null;
-      } catch {
+      } catch (error) {
+        failed(error);
         return null;
       }
     },
@@ -338,20 +371,15 @@ export function openSharedChangeCounter(
  * table or triggers exist. `writes` counts this process's own writes;
  * `shared` is the deployment's counter in Redis (PostgreSQL only), which the
  * epoch then asks instead of the database; `foldEveryMs` is how often
- * PostgreSQL's ended backends' counters are folded, `pollEveryMs` how often
- * they are read beside a shared counter.
+ * PostgreSQL's ended backends' counters are folded.
  */
 export function openChangeEpoch(
   config: DatabaseConfig,
   writes: WriteCount,
   onError: (error: Error) => void,
-  {
-    foldEveryMs = FOLD_MS,
-    pollEveryMs = POLL_MS,
-    shared,
-  }: { foldEveryMs?: number; pollEveryMs?: number; shared?: SharedChangeCounter } = {},
+  { foldEveryMs = FOLD_MS, shared }: { foldEveryMs?: number; shared?: SharedChangeCounter } = {},
 ): ChangeEpoch {
   if (config.dialect !== "postgres") return sqliteEpoch(config.file, writes);
   if (!shared) return postgresEpoch(config.url, writes, onError, foldEveryMs);
-  return redisEpoch(shared, postgresCounters(config.url, onError, foldEveryMs), writes, pollEveryMs);
+  return redisEpoch(shared, postgresCounters(config.url, onError, foldEveryMs), writes);
 }

@@ -63,7 +63,8 @@ const nameOf = (node: OperationNode | undefined): string | null =>
 const CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|savepoint|release)\b/i;
 const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i;
 const COMMIT = /^\s*commit\b/i;
-const TRANSACTION_END = /^\s*(commit|rollback)\b/i;
+/** A commit or a rollback of the whole transaction (`rollback to` a savepoint ends nothing). */
+const TRANSACTION_END = /^\s*(commit|rollback)\b(?!\s+to\b)/i;
 
 /**
  * Whether a statement may change what a cached read returns: anything but a
@@ -97,12 +98,14 @@ function retiresCache(query: CompiledQuery): boolean {
 
 /**
  * A connection that counts each statement that may retire cached reads once
- * it has run, and the commit of a transaction that ran one; and announces each
- * such change once it has committed.
+ * it has run, and the commit of a transaction that ran one; and notes each
+ * such change that committed, to announce once the connection is released.
  */
 class CountingConnection implements DatabaseConnection {
   private dirty = false;
   private inTransaction = false;
+  /** A change committed on this connection and not yet announced. */
+  unannounced = false;
 
   constructor(
     readonly inner: DatabaseConnection,
@@ -112,10 +115,9 @@ class CountingConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const counts = retiresCache(query);
     const raw = query.query.kind === "RawNode";
-    let committed = false;
     try {
       const result = await this.inner.executeQuery<R>(query);
-      committed = counts ? !this.inTransaction : raw && this.dirty && COMMIT.test(query.sql);
+      if (counts ? !this.inTransaction : raw && this.dirty && COMMIT.test(query.sql)) this.unannounced = true;
       return result;
     } finally {
       if (counts) {
@@ -128,7 +130,6 @@ class CountingConnection implements DatabaseConnection {
         this.dirty = false;
         this.inTransaction = false;
       }
-      if (committed) await this.writes.announce?.();
     }
   }
 
@@ -157,7 +158,20 @@ class CountingDriver implements Driver {
     this.inner.beginTransaction(connection, settings);
   commitTransaction = (connection: DatabaseConnection) => this.inner.commitTransaction(connection);
   rollbackTransaction = (connection: DatabaseConnection) => this.inner.rollbackTransaction(connection);
-  releaseConnection = (connection: DatabaseConnection) => this.inner.releaseConnection(innerOf(connection));
+  /**
+   * Gives the connection back first, then announces what committed on it: the
+   * caller waits for the announcement (Kysely awaits the release before a
+   * statement or `db.transaction().execute()` answers), the connection pool
+   * does not. A controlled transaction (`startTransaction`) is released
+   * without waiting, so the server's lint rules forbid it.
+   */
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await this.inner.releaseConnection(innerOf(connection));
+    if (connection instanceof CountingConnection && connection.unannounced) {
+      connection.unannounced = false;
+      await this.writes.announce?.();
+    }
+  }
   // Both dialects' drivers have savepoints; one without them refuses, as Kysely would.
   savepoint: Driver["savepoint"] = (connection, name, compile) =>
     this.inner.savepoint?.(connection, name, compile) ?? noSavepoints();

@@ -71,11 +71,15 @@ export function createRedisRateLimiter(
   const pending = new Map<string, Array<(count: Promise<number>) => void>>();
   const ttlMs = config.windowSeconds * 1000 + 1000;
   const flush = () => {
-    for (const [key, waiting] of pending) {
-      const total = redis.hubRateLimitHit(key, ttlMs, waiting.length);
+    const batches = [...pending];
+    pending.clear();
+    for (const [key, waiting] of batches) {
+      // A command that throws as it is sent fails its hits, as a refused one would.
+      const total = new Promise<number>((resolve) =>
+        resolve(redis.hubRateLimitHit(key, ttlMs, waiting.length)),
+      );
       waiting.forEach((give, i) => give(total.then((count) => Number(count) - (waiting.length - 1 - i))));
     }
-    pending.clear();
   };
   const hitOnce = (key: string) =>
     new Promise<number>((resolve) => {
