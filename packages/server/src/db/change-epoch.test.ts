@@ -282,6 +282,12 @@ describe("the change epoch on PostgreSQL with Redis", () => {
       await redis.hset(key, "count", String(count - 1));
       await rising("after the connection broke and the count went back");
 
+      // A count that went back on the same connection (a replica behind a proxy took over).
+      await counter.announce();
+      await rising("after another announcement");
+      await redis.hincrby(key, "count", -2);
+      await rising("after the count went back on an open connection");
+
       // Unchanged, it holds.
       expect(await read(epoch)).toBe(Math.max(...seen));
     } finally {

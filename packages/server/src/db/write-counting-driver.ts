@@ -60,11 +60,11 @@ const USE_NOTES = new Map([
 const nameOf = (node: OperationNode | undefined): string | null =>
   node?.kind === "TableNode" ? (node as TableNode).table.identifier.name : null;
 
-const CONTROL = /^\s*(begin|start\s+transaction|commit|rollback|savepoint|release)\b/i;
+const CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release)\b/i;
 const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i;
-const COMMIT = /^\s*commit\b/i;
+const COMMIT = /^\s*(commit|end)\b/i;
 /** A commit or a rollback of the whole transaction (`rollback to` a savepoint ends nothing). */
-const TRANSACTION_END = /^\s*(commit|rollback)\b(?!\s+to\b)/i;
+const TRANSACTION_END = /^\s*(commit|end|rollback|abort)\b(?!\s+to\b)/i;
 
 /**
  * Whether a statement may change what a cached read returns: anything but a
