@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ApiError, Health, HealthQuery, OAuthError } from "@hub/api";
+import { noteArrival } from "../db/change-epoch.js";
 import type { HealthChecks } from "./health-checks.js";
 import type { DownloadCounter } from "../areas/repositories/metadata/download-counter.js";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
@@ -177,6 +178,8 @@ async function createApp(deps: AppDeps, options: { openapi: boolean }) {
     },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Before anything reads: what the read cache knew before this request arrived is asked again.
+  app.server.prependListener("request", noteArrival);
   app.setValidatorCompiler(createValidatorCompiler());
   installJsonBodyParser(app, ["application/json", /^application\/[\w.+-]+\+json(?:;|$)/i]);
   app.addHook("onRequest", async (request, reply) => {

@@ -1,5 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import Sqlite from "better-sqlite3";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from "../test-support/databases
 import { startInProcessHub, type InProcessHub } from "../test-support/hub-inprocess.js";
 import {
   EPOCH_CONNECTION_NAME,
+  noteArrival,
   openChangeEpoch,
   openSharedChangeCounter,
   type ChangeEpoch,
@@ -376,6 +381,97 @@ describe("the change epoch on PostgreSQL with Redis", () => {
     } finally {
       await epoch.close();
       await counter.close();
+    }
+  });
+});
+
+/**
+ * Runs `before` in a timer, then `after` in the callback of input that was
+ * already waiting when the timer fired: the same turn of the event loop, the
+ * input delivered in its poll phase, after the timer's read.
+ */
+async function timerThenInput<T>(before: () => T, after: (fromTimer: T) => void): Promise<void> {
+  let delivered: (() => void) | undefined;
+  const done = new Promise<void>((resolve) => (delivered = resolve));
+  const server = createServer({ pauseOnConnect: true }, (socket) => {
+    socket.once("data", () => {
+      noteArrival();
+      after(fromTimer as T);
+      socket.destroy();
+      delivered?.();
+    });
+    // The input waits in the socket until the timer has read.
+    setTimeout(() => {
+      fromTimer = before();
+      socket.resume();
+    }, 50);
+  });
+  let fromTimer: T | undefined;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const client = connect((server.address() as { port: number }).port, "127.0.0.1", () => client.write("x"));
+  client.on("error", () => {});
+  await done;
+  client.destroy();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/**
+ * A read a timer makes comes before the turn's input, which may have arrived
+ * after it asked: that input's reads ask again, on both databases.
+ */
+describe("reads of input that arrived after a timer's read", () => {
+  it("ask SQLite again", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-epoch-"));
+    const file = path.join(dir, "hub.db");
+    const db = openDatabase({ dialect: "sqlite", file });
+    await migrateToLatest(db, { dialect: "sqlite", file });
+    const epoch = openChangeEpoch({ dialect: "sqlite", file }, { count: 0 }, () => {});
+    const writer = new Sqlite(file);
+    try {
+      let seen: { timer: unknown; input: unknown } = { timer: null, input: null };
+      await timerThenInput(
+        () => {
+          const read = epoch.current();
+          // Another process changes something after the timer's read, before the input's.
+          writer.prepare("update change_epoch set value = value + 1 where id = 1").run();
+          return read;
+        },
+        (timer) => {
+          seen = { timer, input: epoch.current() };
+        },
+      );
+      expect(seen.timer).not.toBeNull();
+      expect(seen.input).toBe((seen.timer as number) + 1);
+    } finally {
+      writer.close();
+      await epoch.close();
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("do not share the timer's question to PostgreSQL", async () => {
+    const database = await createTestDatabase("postgres");
+    const url = database.url ?? "";
+    const db = openDatabase({ dialect: "postgres", url });
+    await migrateToLatest(db, { dialect: "postgres", url });
+    await db.destroy();
+    const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, () => {});
+    try {
+      await epoch.current();
+      let seen: { timer?: unknown; input?: unknown } = {};
+      await timerThenInput(
+        () => epoch.current(),
+        (timer) => {
+          seen = { timer, input: epoch.current() };
+        },
+      );
+      expect(seen.timer).toBeInstanceOf(Promise);
+      expect(seen.input).not.toBe(seen.timer);
+      await Promise.all([seen.timer, seen.input]);
+    } finally {
+      await epoch.close();
+      await database.drop();
     }
   });
 });

@@ -32,6 +32,28 @@ export interface ChangeEpoch {
 }
 
 /**
+ * The turns of the event loop in which input arrived (a request, an SSH
+ * message), counted. Input arrives in the loop's poll phase, and what a turn
+ * asked before its poll (a timer's read, a read in the previous turn's check
+ * phase) may predate it: an answer is shared only with reads of the same
+ * count, so a request never takes an answer to a question asked before it
+ * arrived. Every listener calls `noteArrival` as its input comes in.
+ */
+let arrivals = 0;
+let arrivedThisTurn = false;
+const arrivalsEnded = () => {
+  arrivedThisTurn = false;
+};
+
+/** Notes that input arrived in this turn of the event loop; cheap enough for every request. */
+export function noteArrival(): void {
+  if (arrivedThisTurn) return;
+  arrivedThisTurn = true;
+  arrivals += 1;
+  setImmediate(arrivalsEnded);
+}
+
+/**
  * SQLite: the counter the triggers bump, on a connection of its own, plus
  * this process's own writes, which count the moment they complete. Reading
  * the counter takes a lock on the WAL index (a few system calls), so it is
@@ -44,17 +66,19 @@ function sqliteEpoch(file: string, writes: WriteCount): ChangeEpoch {
   const connection = new Sqlite(file, { readonly: true, fileMustExist: true });
   const read = connection.prepare("select value from change_epoch where id = 1").pluck();
   let thisTurn: number | null = null;
+  let readAt = 0;
   const forget = () => {
     thisTurn = null;
   };
   return {
     current() {
-      if (thisTurn === null) {
+      if (thisTurn === null || readAt !== arrivals) {
         try {
           thisTurn = read.get() as number;
         } catch {
           return null;
         }
+        readAt = arrivals;
         setImmediate(forget);
       }
       return thisTurn + writes.count;
@@ -77,9 +101,10 @@ type Ask = () => Promise<number | null>;
  * question per turn of the event loop.
  */
 function oneQuestionOnTheWire(ask: Ask): () => Promise<number | null> {
-  /** The question on the wire, and whether it was sent in this turn of the event loop. */
+  /** The question on the wire, whether it was sent in this turn of the event loop, and after which arrivals. */
   let onWire: Promise<number | null> | null = null;
   let sentThisTurn = false;
+  let sentAt = 0;
   /** The question to send when the one on the wire answers, shared by the reads that wait for it. */
   let next: Promise<number | null> | null = null;
   const turnEnded = () => {
@@ -88,6 +113,7 @@ function oneQuestionOnTheWire(ask: Ask): () => Promise<number | null> {
   const send = (): Promise<number | null> => {
     const asked = ask();
     onWire = asked;
+    sentAt = arrivals;
     if (!sentThisTurn) {
       sentThisTurn = true;
       setImmediate(turnEnded);
@@ -99,7 +125,7 @@ function oneQuestionOnTheWire(ask: Ask): () => Promise<number | null> {
   };
   return () => {
     if (!onWire) return send();
-    if (sentThisTurn) return onWire;
+    if (sentThisTurn && sentAt === arrivals) return onWire;
     next ??= onWire.then(() => {
       next = null;
       return send();

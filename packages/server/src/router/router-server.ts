@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { noteArrival } from "../db/change-epoch.js";
 import type { Authorize } from "../auth/authorizer.js";
 import type { Principal } from "../auth/credential.js";
 import { HubError, badRequest } from "../errors.js";
@@ -264,6 +265,7 @@ export function createRouterServer(deps: RouterDeps) {
   }
 
   const server = http.createServer((req, res) => {
+    noteArrival();
     // Time-ordered: the usage ledger's key, appended at the end of its index (`timeOrderedUuid`).
     const inferenceId = `inf_${timeOrderedUuid()}`;
     const started = performance.now();

@@ -6,6 +6,7 @@ import { REPO_TYPES, type RepoType } from "@hub/api";
 import type { FastifyBaseLogger } from "fastify";
 import ssh2 from "ssh2";
 import type { Connection, ServerChannel } from "ssh2";
+import { noteArrival } from "../../db/change-epoch.js";
 import { sshFingerprint } from "../../auth/public-keys.js";
 import type { PullRequests } from "../../domain/pull-requests.js";
 import { URL_PREFIX, type FoundRepo, type RepoLookup } from "../../domain/repositories.js";
@@ -143,6 +144,7 @@ export async function createSshServer(deps: SshServerDeps) {
       });
 
       client.on("authentication", (ctx) => {
+        noteArrival();
         void (async () => {
           if (ctx.method !== "publickey" || ctx.username !== "git") return ctx.reject(["publickey"]);
           const found = await keys.sshPrincipal({ fingerprint: sshFingerprint(ctx.key.data) });
@@ -192,6 +194,7 @@ export async function createSshServer(deps: SshServerDeps) {
           session.on("pty", (_accept, reject) => reject?.());
           session.on("subsystem", (_accept, reject) => reject?.());
           session.on("shell", (accept) => {
+            noteArrival();
             const channel = accept();
             void keys.sshPrincipal({ id: keyId ?? "" }).then((found) => {
               channel.stderr.write(
@@ -202,6 +205,7 @@ export async function createSshServer(deps: SshServerDeps) {
             });
           });
           session.on("exec", (accept, _reject, info) => {
+            noteArrival();
             const channel = accept();
             void run(channel, info.command, protocol).catch((err: Error) => {
               logger.error({ err: err.message }, "ssh command failed");
