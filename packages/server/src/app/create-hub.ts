@@ -131,7 +131,7 @@ export async function createHub(
   const changeCounter =
     config.redisUrl && config.database.dialect === "postgres"
       ? openSharedChangeCounter(config.redisUrl, `${config.redisPrefix}change-epoch`, (error) =>
-          logger.warn({ err: error }, "the shared change counter is unreachable"),
+          logger.warn({ err: error.message }, "the shared change counter is unreachable"),
         )
       : null;
   if (changeCounter) writes.announce = changeCounter.announce;
