@@ -35,6 +35,22 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** A new PostgreSQL database with the hub's schema (its change counters and their triggers). */
+async function migratedPostgres(): Promise<TestDatabase & { url: string }> {
+  const database = await createTestDatabase("postgres");
+  const url = database.url ?? "";
+  const db = openDatabase({ dialect: "postgres", url });
+  await migrateToLatest(db, { dialect: "postgres", url });
+  await db.destroy();
+  return { ...database, url };
+}
+
+/** The epoch in a turn of its own, as a request would read it. */
+async function readInTurn(epoch: ChangeEpoch) {
+  await new Promise((resolve) => setImmediate(resolve));
+  return epoch.current();
+}
+
 /**
  * The read cache on PostgreSQL asks the change counters once per turn, so a
  * change another writer committed applies to the very next request, with no
@@ -94,11 +110,8 @@ describe("the change counters on PostgreSQL", () => {
   let url: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase("postgres");
+    database = await migratedPostgres();
     url = database.url ?? "";
-    const db = openDatabase({ dialect: "postgres", url });
-    await migrateToLatest(db, { dialect: "postgres", url });
-    await db.destroy();
   });
   afterAll(async () => {
     await database?.drop();
@@ -127,10 +140,7 @@ describe("the change counters on PostgreSQL", () => {
     const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, (e) => errors.push(e), {
       foldEveryMs: 0,
     });
-    const read = async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      return epoch.current();
-    };
+    const read = () => readInTurn(epoch);
     try {
       const start = await read();
       expect(start).not.toBeNull();
@@ -202,11 +212,8 @@ describe("the change epoch on PostgreSQL with Redis", () => {
   const key = `hub-test-${randomBytes(4).toString("hex")}:change-epoch`;
 
   beforeAll(async () => {
-    database = await createTestDatabase("postgres");
+    database = await migratedPostgres();
     url = database.url ?? "";
-    const db = openDatabase({ dialect: "postgres", url });
-    await migrateToLatest(db, { dialect: "postgres", url });
-    await db.destroy();
     redis = new Redis(REDIS);
   });
   afterAll(async () => {
@@ -215,11 +222,7 @@ describe("the change epoch on PostgreSQL with Redis", () => {
     await database?.drop();
   });
 
-  /** The epoch in a turn of its own, as a request would read it. */
-  const read = async (epoch: ChangeEpoch) => {
-    await new Promise((resolve) => setImmediate(resolve));
-    return epoch.current();
-  };
+  const read = readInTurn;
   /** The first epoch known (the first reads are null while the counters are first asked). */
   const known = async (epoch: ChangeEpoch) => {
     let value: number | null = null;
@@ -391,6 +394,7 @@ describe("the change epoch on PostgreSQL with Redis", () => {
  * input delivered in its poll phase, after the timer's read.
  */
 async function timerThenInput<T>(before: () => T, after: (fromTimer: T) => void): Promise<void> {
+  let fromTimer: T | undefined;
   let delivered: (() => void) | undefined;
   const done = new Promise<void>((resolve) => (delivered = resolve));
   const server = createServer({ pauseOnConnect: true }, (socket) => {
@@ -406,7 +410,6 @@ async function timerThenInput<T>(before: () => T, after: (fromTimer: T) => void)
       socket.resume();
     }, 50);
   });
-  let fromTimer: T | undefined;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const client = connect((server.address() as { port: number }).port, "127.0.0.1", () => client.write("x"));
   client.on("error", () => {});
@@ -451,11 +454,8 @@ describe("reads of input that arrived after a timer's read", () => {
   });
 
   it("do not share the timer's question to PostgreSQL", async () => {
-    const database = await createTestDatabase("postgres");
-    const url = database.url ?? "";
-    const db = openDatabase({ dialect: "postgres", url });
-    await migrateToLatest(db, { dialect: "postgres", url });
-    await db.destroy();
+    const database = await migratedPostgres();
+    const url = database.url;
     const epoch = openChangeEpoch({ dialect: "postgres", url }, { count: 0 }, () => {});
     try {
       await epoch.current();

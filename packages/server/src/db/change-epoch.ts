@@ -3,6 +3,7 @@ import Sqlite from "better-sqlite3";
 import { Redis } from "ioredis";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
+import { closeRedis } from "./redis.js";
 import type { WriteCount } from "./write-counting-driver.js";
 
 /** The epoch connection's name in `pg_stat_activity`, for operators (and tests) to find it. */
@@ -244,11 +245,11 @@ function postgresEpoch(
  * (`WriteCount.announce`), asked with one question on the wire. A Redis
  * question costs the hub less than a PostgreSQL one, and the questions of many
  * processes no longer load the database. PostgreSQL's own counters are still
- * read every `pollEveryMs` of the counter, and move the epoch too: a change whose process
- * died between its commit and its announcement, or one made with `psql`,
- * applies within that interval. A counter that Redis lost (a restart, an
- * eviction, a new run id) or a connection that broke never brings back an
- * epoch seen before: the epoch continues above the last one.
+ * read every `pollEveryMs` of the counter, and move the epoch too: a change
+ * whose process died between its commit and its announcement, or one made
+ * with `psql`, applies within that interval. A counter that Redis lost (a
+ * restart, an eviction, a new run id) or a connection that broke never brings
+ * back an epoch seen before: the epoch continues above the last one.
  */
 function redisEpoch(
   counter: SharedChangeCounter,
@@ -271,7 +272,6 @@ function redisEpoch(
   let run: string | null = null;
   let count = 0;
   let base = 0;
-  let last = 0;
   let broken = false;
   const broke = () => {
     broken = true;
@@ -282,13 +282,12 @@ function redisEpoch(
     if (answer === null || postgresSum === null) return null;
     // A new run, a connection made anew, or a count that went back (a replica behind): start above the last.
     if (broken || answer.run !== run || answer.count < count) {
-      base = last + 1 - answer.count;
+      base += count + 1 - answer.count;
       run = answer.run;
       broken = false;
     }
     count = answer.count;
-    last = base + answer.count;
-    return last + postgresSum + writes.count;
+    return base + count + postgresSum + writes.count;
   });
   return {
     current,
@@ -385,10 +384,7 @@ export function openSharedChangeCounter(
         return null;
       }
     },
-    async close() {
-      if (redis.status === "wait") redis.disconnect();
-      else await redis.quit().catch(() => redis.disconnect());
-    },
+    close: () => closeRedis(redis),
   };
 }
 
