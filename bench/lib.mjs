@@ -1,4 +1,4 @@
-// Shared helpers for the benchmarks: start processes, wait for their URL, load them with autocannon; and,
+// Shared helpers for the benchmarks: start processes, wait for their URL, load them with wrk (load.mjs); and,
 // for the git and LFS benchmarks, everything they both need around the hub and their reference servers
 // (processes, nginx, CPU accounting, clean-up, interleaved runs, markdown tables), written once here.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -12,7 +12,6 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import autocannon from "autocannon";
 import { printProfile, profileArgs, profiling } from "./profile.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -76,38 +75,7 @@ function stop(child) {
   });
 }
 
-/**
- * Loads a URL for `duration` seconds after `warmup` seconds untimed; returns requests/s, latency percentiles
- * in milliseconds (exact, from every response's time, not autocannon's whole-millisecond histogram) and the
- * number of requests. `method` and `body` make it, say, a POST of JSON; `beforeTimed` runs between the
- * warm-up and the timed run (to read a server's CPU time, say).
- */
-export async function load(
-  url,
-  { headers = {}, connections = 10, duration = 10, warmup = 2, method = "GET", body, beforeTimed } = {},
-) {
-  const options = { url, headers, connections, method, body };
-  if (warmup > 0) await autocannon({ ...options, duration: warmup });
-  beforeTimed?.();
-  const latencies = [];
-  const instance = autocannon({ ...options, duration });
-  instance.on("response", (_client, status, _bytes, ms) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
-  const result = await instance;
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(
-      `${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors and ${result.timeouts} timeouts under load`,
-    );
-  }
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    rps: result.requests.average,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    requests: result.requests.total,
-  };
-}
+export { load, loadSplit } from "./load.mjs";
 
 /** The `q` quantile (0..1) of ascending `sorted` values, nearest rank. */
 export function percentile(sorted, q) {

@@ -1,7 +1,7 @@
 // Scale-out on one machine, in one run: throughput of GET /api/whoami, resolve of a small file and Router
 // chat (a fake upstream) against one hub process, then against two processes of one deployment (one
-// PostgreSQL, one Redis, one MinIO, one data dir) with the load generator alternating its connections
-// between their base URLs; and LFS download throughput through presigned MinIO URLs against a hub on
+// PostgreSQL, one Redis, one MinIO, one data dir) with the connections split between their base URLs
+// (one wrk per URL); and LFS download throughput through presigned MinIO URLs against a hub on
 // local disk. On two cores two processes cannot be faster than one: the ratio shows what the shared state
 // costs (target >= 0.9 of one process). Needs PostgreSQL (HUB_BENCH_POSTGRES_URL, default the loopback
 // server with trust auth), Redis (HUB_BENCH_REDIS_URL) and MinIO (HUB_TEST_MINIO or ~/go/bin/minio).
@@ -15,7 +15,6 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import autocannon from "autocannon";
 import pg from "pg";
 import {
   benchToken,
@@ -23,7 +22,7 @@ import {
   freePorts,
   hubd,
   isMain,
-  percentile,
+  loadSplit,
   printEndLoad,
   printTable,
   startServer,
@@ -36,40 +35,6 @@ const REDIS = process.env.HUB_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const MINIO = process.env.HUB_TEST_MINIO ?? path.join(os.homedir(), "go", "bin", "minio");
 const TARGET = 0.9;
 const MIB = 1024 * 1024;
-
-/**
- * Loads the `urls` together for `duration` seconds (after `warmup` untimed), `connections` in all, spread
- * evenly over them: one autocannon instance per URL, run at once, so each process gets every other
- * connection. Answers the summed requests/s and the percentiles over every response.
- */
-async function loadSplit(urls, { connections, duration, warmup, headers = {}, method = "GET", body }) {
-  const share = (i) => Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0);
-  const options = (url, i) => ({ url, headers, method, body, connections: share(i) });
-  if (warmup > 0)
-    await Promise.all(urls.map((url, i) => autocannon({ ...options(url, i), duration: warmup })));
-  const latencies = [];
-  const results = await Promise.all(
-    urls.map((url, i) => {
-      const instance = autocannon({ ...options(url, i), duration });
-      instance.on("response", (_client, status, _bytes, ms) => {
-        if (status >= 200 && status < 300) latencies.push(ms);
-      });
-      return instance;
-    }),
-  );
-  for (const [i, result] of results.entries()) {
-    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)
-      throw new Error(
-        `${urls[i]}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
-      );
-  }
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    rps: results.reduce((sum, result) => sum + result.requests.average, 0),
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-  };
-}
 
 async function startMinio(workspace) {
   if (!existsSync(MINIO))
@@ -316,7 +281,7 @@ export async function benchScale({
       };
     }
     printTable(
-      `Throughput, one hub process vs two (PostgreSQL, Redis, MinIO; the load alternated between their URLs), ${connections} connections, ${duration}s after ${warmup}s warm-up, the median of ${rounds} rounds, ${os.cpus().length} cores`,
+      `Throughput, one hub process vs two (PostgreSQL, Redis, MinIO; the connections split between their URLs), ${connections} connections, ${duration}s after ${warmup}s warm-up, the median of ${rounds} rounds, ${os.cpus().length} cores`,
       [
         "request",
         "one process req/s",

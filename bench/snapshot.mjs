@@ -41,8 +41,8 @@ print(time.perf_counter() - start)
 `;
 
 /**
- * HEAD requests from `connections` concurrent fetch loops for `duration` seconds (autocannon waits for a
- * body a HEAD answer never has): requests/s and latency percentiles in milliseconds.
+ * HEAD requests from `connections` concurrent fetch loops for `duration` seconds (wrk waits for the body
+ * a HEAD answer never has): requests/s and latency percentiles in milliseconds.
  */
 async function loadHead(url, { headers, connections, duration }) {
   const latencies = [];
