@@ -33,6 +33,7 @@ import { createDeviceService } from "../areas/accounts/device/device.service.js"
 import { createAuthenticator, createCredentialResolver } from "../auth/authenticate.js";
 import { loadServerKey } from "../auth/server-key.js";
 import { createMultipartStagingFor, createObjectStore } from "../git/lfs/create-object-store.js";
+import { createLeftoverCollector } from "../git/lfs/upload-leftovers.js";
 import { createLfsService } from "../git/lfs/lfs.service.js";
 import { createLfsLocksService } from "../git/lfs/lfs-locks.service.js";
 import { createAuthorizer } from "../auth/authorizer.js";
@@ -304,6 +305,7 @@ export async function createHub(
   const objectReader = (await batchCommandSupported(config.dataDir))
     ? createObjectReader(storage)
     : createSpawningObjectReader(storage);
+  const staging = createMultipartStagingFor(config);
   const lfs = createLfsService({
     db,
     repos,
@@ -311,7 +313,7 @@ export async function createHub(
     authorize,
     resolveCredentialKey,
     serverKey,
-    staging: createMultipartStagingFor(config),
+    staging,
     clock,
   });
   const lfsLocks = createLfsLocksService({ db, authorize, clock });
@@ -381,6 +383,15 @@ export async function createHub(
         collect: createXetCollector({
           db,
           xorbs: objectStore.namespace(XORB_NAMESPACE),
+          clock,
+          graceSeconds: config.lfsCollector.graceSeconds,
+        }),
+      },
+      {
+        name: "Upload leftovers",
+        collect: createLeftoverCollector({
+          store: objectStore,
+          staging,
           clock,
           graceSeconds: config.lfsCollector.graceSeconds,
         }),

@@ -141,5 +141,21 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
     list: () => listFanout(path.join(root, "objects"), OID_PATTERN),
 
     namespace: (name) => localNamespace(root, name),
+
+    // Every write, of an object or a namespace's key, goes through a temporary file in `lfs/tmp/`; one that is
+    // being written has a fresh modification time.
+    async removeLeftovers(before) {
+      const dir = path.join(root, "tmp");
+      const leftovers = { removed: 0, freedBytes: 0 };
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        const file = path.join(dir, name);
+        const info = await stat(file).catch(() => null);
+        if (!info || info.mtimeMs >= before.getTime()) continue;
+        await rm(file, { recursive: true, force: true });
+        leftovers.removed++;
+        leftovers.freedBytes += info.size;
+      }
+      return leftovers;
+    },
   };
 }

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { ObjectMismatchError } from "./object-store.js";
+import { ObjectMismatchError, type Leftovers } from "./object-store.js";
 
 /**
  * A Transform that counts a part's bytes and takes their MD5 (the part's ETag, as S3 gives it) on their
@@ -100,6 +100,42 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
     async discard(repositoryId: string, oid: string, session: string): Promise<void> {
       await rm(dirOf(repositoryId, oid, session), { recursive: true, force: true });
     },
+
+    async removeLeftovers(before: Date): Promise<Leftovers> {
+      const leftovers = { removed: 0, freedBytes: 0 };
+      const entries = async (dir: string) =>
+        (await readdir(dir).catch(() => [] as string[])).map((name) => path.join(dir, name));
+      for (const repository of await entries(root)) {
+        let emptied = false;
+        for (const object of await entries(repository)) {
+          let removed = false;
+          for (const upload of await entries(object)) {
+            // The upload's newest write: a part being written is a temporary file in it, fresh.
+            let newest = (await stat(upload).catch(() => null))?.mtimeMs ?? 0;
+            let bytes = 0;
+            for (const file of await entries(upload)) {
+              const info = await stat(file).catch(() => null);
+              newest = Math.max(newest, info?.mtimeMs ?? 0);
+              bytes += info?.size ?? 0;
+            }
+            if (newest >= before.getTime()) continue;
+            await rm(upload, { recursive: true, force: true });
+            leftovers.removed++;
+            leftovers.freedBytes += bytes;
+            removed = true;
+          }
+          // A directory this pass emptied goes too (rmdir keeps one a new upload has written to meanwhile).
+          if (removed)
+            emptied =
+              (await rmdir(object).then(
+                () => true,
+                () => false,
+              )) || emptied;
+        }
+        if (emptied) await rmdir(repository).catch(() => {});
+      }
+      return leftovers;
+    },
   };
 }
 
@@ -126,4 +162,9 @@ export interface MultipartStaging {
   read(repositoryId: string, oid: string, session: string, count: number): Readable;
   /** Removes the upload's parts. */
   discard(repositoryId: string, oid: string, session: string): Promise<void>;
+  /**
+   * Removes the parts of every upload nothing was written to since `before`: one the client never completed
+   * (its signed URLs live an hour) or whose completing process was killed.
+   */
+  removeLeftovers(before: Date): Promise<Leftovers>;
 }

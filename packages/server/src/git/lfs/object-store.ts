@@ -84,4 +84,16 @@ export interface ObjectStore {
   signedDownloadUrl?(oid: string, options: SignedDownload): Promise<string>;
   /** Resolves once one cheap call reached the store (a health check's), or throws why not; `signal` gives up. */
   reachable(signal: AbortSignal): Promise<void>;
+  /**
+   * Removes what writes left behind and nobody has touched since `before`, none of it ever visible as an
+   * object: a process killed mid-write leaves a temporary file on local disk, or an incomplete multipart
+   * upload in a bucket (one still receiving parts since `before` is kept).
+   */
+  removeLeftovers(before: Date): Promise<Leftovers>;
+}
+
+/** What one pass over leftovers removed: how many (files, uploads, parts) and their bytes. */
+export interface Leftovers {
+  removed: number;
+  freedBytes: number;
 }

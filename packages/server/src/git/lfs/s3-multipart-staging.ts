@@ -39,8 +39,9 @@ export function createS3MultipartStaging({
   bucket,
   prefix,
 }: S3MultipartStagingOptions): MultipartStaging {
+  const root = `${prefix}lfs/multipart/`;
   const dirOf = (repositoryId: string, oid: string, session: string) =>
-    `${prefix}lfs/multipart/${repositoryId}/${oid}/${session}/`;
+    `${root}${repositoryId}/${oid}/${session}/`;
 
   async function text(key: string): Promise<string | null> {
     try {
@@ -125,6 +126,35 @@ export function createS3MultipartStaging({
           if (item.Key) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.Key }));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
+    },
+
+    async removeLeftovers(before) {
+      // Every staged key by its upload (`…/<repository>/<oid>/<session>/`), with the upload's newest write.
+      const uploads = new Map<string, { newest: number; keys: string[]; bytes: number }>();
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: root, ContinuationToken: token }),
+        );
+        for (const item of page.Contents ?? []) {
+          if (!item.Key) continue;
+          const upload = item.Key.slice(0, item.Key.lastIndexOf("/") + 1);
+          const entry = uploads.get(upload) ?? { newest: 0, keys: [], bytes: 0 };
+          entry.newest = Math.max(entry.newest, item.LastModified?.getTime() ?? Date.now());
+          entry.keys.push(item.Key);
+          entry.bytes += item.Size ?? 0;
+          uploads.set(upload, entry);
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      const leftovers = { removed: 0, freedBytes: 0 };
+      for (const { newest, keys, bytes } of uploads.values()) {
+        if (newest >= before.getTime()) continue;
+        for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+        leftovers.removed++;
+        leftovers.freedBytes += bytes;
+      }
+      return leftovers;
     },
   };
 }

@@ -1,11 +1,14 @@
 import { PassThrough, Readable } from "node:stream";
 import { pipeline } from "node:stream";
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
@@ -64,8 +67,7 @@ function contentDisposition(filename: string): string {
  * the stream fails first, so the PutObject is never sent or the multipart upload is aborted: nothing is
  * visible and nothing is left. This saves the server-side copy a staging key needs (minutes for an object
  * of many GB, and a multipart copy above 5 GB). A process that dies mid-upload leaves an incomplete
- * multipart upload behind, invisible; a lifecycle rule (AbortIncompleteMultipartUpload) removes it
- * (docs/storage.md).
+ * multipart upload behind, invisible; `removeLeftovers` aborts it once it received nothing for a while.
  */
 export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore {
   const { client, bucket, prefix } = options;
@@ -132,6 +134,24 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /** The newest part's time of an incomplete multipart upload (null when it has none) and the parts' bytes. */
+  async function partsOf(key: string, uploadId: string): Promise<{ newest: Date | null; bytes: number }> {
+    let newest: Date | null = null;
+    let bytes = 0;
+    let marker: string | undefined;
+    do {
+      const page = await client.send(
+        new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+      );
+      for (const part of page.Parts ?? []) {
+        bytes += part.Size ?? 0;
+        if (part.LastModified && (!newest || part.LastModified > newest)) newest = part.LastModified;
+      }
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    } while (marker);
+    return { newest, bytes };
   }
 
   const fanout = (dir: string, key: string) => `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
@@ -202,6 +222,42 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
     remove: (oid) => removeKey(objectKey(oid)),
     list: () => listUnder(objectsDir, OID_PATTERN),
     namespace,
+
+    // The bucket's incomplete multipart uploads, listed without a prefix (MinIO lists those of one exact key
+    // when given one) and kept to the hub's keys here.
+    async removeLeftovers(before) {
+      const leftovers = { removed: 0, freedBytes: 0 };
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      do {
+        const page = await client.send(
+          new ListMultipartUploadsCommand({
+            Bucket: bucket,
+            KeyMarker: keyMarker,
+            UploadIdMarker: uploadIdMarker,
+          }),
+        );
+        for (const { Key: key, UploadId: uploadId, Initiated: initiated } of page.Uploads ?? []) {
+          if (!key?.startsWith(`${prefix}lfs/`) || !uploadId || !initiated || initiated >= before) continue;
+          const parts = await partsOf(key, uploadId);
+          if (parts.newest && parts.newest >= before) continue;
+          try {
+            await client.send(
+              new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }),
+            );
+          } catch (err) {
+            // Completed or aborted meanwhile, by the process that started it.
+            if (statusOf(err) === 404) continue;
+            throw err;
+          }
+          leftovers.removed++;
+          leftovers.freedBytes += parts.bytes;
+        }
+        keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+        uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+      } while (keyMarker || uploadIdMarker);
+      return leftovers;
+    },
   };
   if (options.presignedDownloads) {
     store.signedDownloadUrl = (oid: string, { expiresInSeconds, filename }: SignedDownload) =>
