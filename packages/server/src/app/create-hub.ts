@@ -11,7 +11,7 @@ import {
 } from "../git/object-reader.js";
 import type { Logger } from "pino";
 import { createAccountService } from "../areas/accounts/account/account.service.js";
-import { createAvatarStore } from "../areas/accounts/profile/avatar-store.js";
+import { AVATAR_NAMESPACE, createAvatarStore } from "../areas/accounts/profile/avatar-store.js";
 import { createProfileService } from "../areas/accounts/profile/profile.service.js";
 import { createSocialIdentities } from "../areas/accounts/profile/social-identities.js";
 import { createUsernameService } from "../areas/accounts/username/username.service.js";
@@ -185,7 +185,7 @@ export async function createHub(
     clock,
     avatars: createAvatarStore(
       config.dataDir,
-      config.objectStore.kind === "s3" ? objectStore.namespace("avatars") : null,
+      config.objectStore.kind === "s3" ? objectStore.namespace(AVATAR_NAMESPACE) : null,
     ),
     identities,
     publicUrl: config.publicUrl,

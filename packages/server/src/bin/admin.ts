@@ -3,6 +3,7 @@ import { TOKEN_ROLES, type TokenRole } from "@hub/api";
 import { ConfigError, SURFACES, loadConfig, withFreePorts, type Surface } from "../config.js";
 import { HubError } from "../errors.js";
 import { createHub } from "../app/create-hub.js";
+import { AVATAR_NAMESPACE, localAvatars } from "../areas/accounts/profile/avatar-store.js";
 import { XORB_NAMESPACE } from "../areas/repositories/xet/xet.service.js";
 import { createObjectStore } from "../git/lfs/create-object-store.js";
 import { createLocalObjectStore } from "../git/lfs/local-object-store.js";
@@ -309,7 +310,7 @@ async function main(argv: string[], io: AdminIo): Promise<number> {
     const report = await migrateObjects(
       createLocalObjectStore(config.dataDir),
       createObjectStore(target),
-      [XORB_NAMESPACE],
+      [XORB_NAMESPACE, { name: AVATAR_NAMESPACE, from: localAvatars(config.dataDir) }],
       (progress) => {
         if (done(progress) % 1000 === 0) io.stderr(`hubd: ${done(progress)} objects so far\n`);
       },

@@ -5,6 +5,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AVATAR_NAMESPACE, createAvatarStore } from "../../areas/accounts/profile/avatar-store.js";
 import { loadConfig } from "../../config.js";
 import { runHubd } from "../../test-support/hub-process.js";
 import { startMinio, type TestMinio } from "../../test-support/minio.js";
@@ -108,13 +109,24 @@ describe("migrating a data dir's objects to an S3 store", () => {
     const bucket = await minio.createBucket();
     const { HUB_OBJECT_STORE: _target, ...settings } = minio.env(bucket);
     const env = { PATH: process.env.PATH, HOME: dataDir, HUB_DATA_DIR: dataDir, ...settings };
+    // An avatar uploaded while the hub kept them in the data dir, and a temporary file a write left beside it.
+    const avatar = randomBytes(2000);
+    const avatarSha = await createAvatarStore(dataDir).put(avatar);
+    writeFileSync(path.join(dataDir, "avatars", avatarSha.slice(0, 2), `${avatarSha}.0a1b2c.tmp`), "partial");
     const run = await runHubd(["storage", "migrate", "--to", `s3://${bucket}/moved`], env);
     expect(run.code, run.stderr).toBe(0);
-    const bytes = contents.reduce((sum, content) => sum + content.length, 0) + 11_000;
-    expect(run.stdout).toBe(`copied 5 objects (${bytes} bytes), 0 already there and verified, 0 failed\n`);
-    await expectAllIn(createObjectStore(loadConfig({ ...env, HUB_OBJECT_STORE: `s3://${bucket}/moved` })));
+    const bytes = contents.reduce((sum, content) => sum + content.length, 0) + 11_000 + avatar.length;
+    expect(run.stdout).toBe(`copied 6 objects (${bytes} bytes), 0 already there and verified, 0 failed\n`);
+    const moved = createObjectStore(loadConfig({ ...env, HUB_OBJECT_STORE: `s3://${bucket}/moved` }));
+    await expectAllIn(moved);
+    // A hub on the store reads the avatar from it, with the data dir it was stored in gone.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), "hub-migrated-"));
+    expect(await createAvatarStore(elsewhere, moved.namespace(AVATAR_NAMESPACE)).read(avatarSha)).toEqual(
+      avatar,
+    );
+    rmSync(elsewhere, { recursive: true, force: true });
     const again = await runHubd(["storage", "migrate", "--to", `s3://${bucket}/moved`], env);
-    expect(again.stdout).toBe("copied 0 objects (0 bytes), 5 already there and verified, 0 failed\n");
+    expect(again.stdout).toBe("copied 0 objects (0 bytes), 6 already there and verified, 0 failed\n");
     const wrong = await runHubd(["storage", "migrate", "--to", "/elsewhere"], env);
     expect(wrong.code).toBe(2);
   });

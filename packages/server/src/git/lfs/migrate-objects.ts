@@ -11,6 +11,12 @@ export interface MigrationReport {
   failed: Array<{ key: string; namespace: string | null; reason: string }>;
 }
 
+/**
+ * A namespace to copy: its name, and where its objects are read when that is not the source store's namespace
+ * of the name (avatars stored in the data dir before the hub moved to a store live in `DATA_DIR/avatars/`).
+ */
+export type NamespaceSource = string | { name: string; from: Pick<NamespacedObjects, "list" | "read"> };
+
 /** Objects copied at once: enough to keep a remote store busy with small objects, few enough for 2 cores. */
 const CONCURRENCY = 4;
 
@@ -48,7 +54,7 @@ async function eachConcurrently<T>(items: AsyncIterable<T>, work: (item: T) => P
 export async function migrateObjects(
   from: ObjectStore,
   to: ObjectStore,
-  namespaces: readonly string[],
+  namespaces: readonly NamespaceSource[],
   progress: (report: MigrationReport) => void = () => {},
 ): Promise<MigrationReport> {
   const report: MigrationReport = { copied: 0, copiedBytes: 0, present: 0, failed: [] };
@@ -72,8 +78,9 @@ export async function migrateObjects(
     }),
   );
 
-  for (const name of namespaces) {
-    const source: NamespacedObjects = from.namespace(name);
+  for (const namespace of namespaces) {
+    const name = typeof namespace === "string" ? namespace : namespace.name;
+    const source = typeof namespace === "string" ? from.namespace(name) : namespace.from;
     const target: NamespacedObjects = to.namespace(name);
     await eachConcurrently(source.list(), (object) =>
       attempt(name, object, async () => {

@@ -1,7 +1,34 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { NamespacedObjects } from "../../../git/lfs/object-store.js";
+import type { NamespacedObjects, StoredObject } from "../../../git/lfs/object-store.js";
+
+/** The object store's namespace avatars are kept in, with an S3-compatible store. */
+export const AVATAR_NAMESPACE = "avatars";
+const SHA256_PATTERN = /^[0-9a-f]{64}$/;
+
+/** The avatars stored in the data dir (`<dataDir>/avatars/ab/<sha256>`), as `hubd storage migrate` reads them. */
+export function localAvatars(dataDir: string): Pick<NamespacedObjects, "list" | "read"> {
+  const root = path.join(dataDir, "avatars");
+  const pathOf = (sha256: string) => {
+    if (!SHA256_PATTERN.test(sha256)) throw new Error(`Not an avatar's name: ${sha256}`);
+    return path.join(root, sha256.slice(0, 2), sha256);
+  };
+  return {
+    async *list(): AsyncIterable<StoredObject> {
+      for (const fanout of (await readdir(root).catch(() => [] as string[])).sort()) {
+        for (const key of (await readdir(path.join(root, fanout)).catch(() => [] as string[])).sort()) {
+          // Temporary files (`<sha256>.<random>.tmp`) and anything else are not avatars.
+          if (!SHA256_PATTERN.test(key) || key.slice(0, 2) !== fanout) continue;
+          const info = await stat(pathOf(key)).catch(() => null);
+          if (info?.isFile()) yield { key, size: info.size };
+        }
+      }
+    },
+    read: (sha256) => createReadStream(pathOf(sha256)),
+  };
+}
 
 /**
  * Avatar images, stored once by content: two accounts with the same image
@@ -14,7 +41,7 @@ import type { NamespacedObjects } from "../../../git/lfs/object-store.js";
 export function createAvatarStore(dataDir: string, objects: NamespacedObjects | null = null) {
   const root = path.join(dataDir, "avatars");
   const checked = (sha256: string) => {
-    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error("An avatar is named by its SHA-256.");
+    if (!SHA256_PATTERN.test(sha256)) throw new Error("An avatar is named by its SHA-256.");
     return sha256;
   };
   const pathOf = (sha256: string) => path.join(root, sha256.slice(0, 2), checked(sha256));
