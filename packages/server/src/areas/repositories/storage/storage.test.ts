@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import { downloadFile, uploadFiles } from "@huggingface/hub";
 import type { ApiError, CommitItem, LfsFileEntry, RepoStorageEntry, TreeEntry } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../config.js";
+import { createObjectStore } from "../../../git/lfs/create-object-store.js";
+import type { ObjectStore } from "../../../git/lfs/object-store.js";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
+import { STORE_SUITES, storeFor } from "../../../test-support/minio.js";
 
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
@@ -200,15 +202,27 @@ describe.each(DIALECTS)("repository storage, on %s", (dialect) => {
   });
 });
 
-describe("the LFS collector", () => {
+// On the local store and on MinIO (with PostgreSQL, as a deployment on a store runs): the collector removes
+// objects from whichever store holds them.
+const COLLECTOR_SUITES = STORE_SUITES.filter(
+  (suite) => (suite.store === "s3") === (suite.dialect === "postgres"),
+);
+
+describe.each(COLLECTOR_SUITES)("the LFS collector on $dialect, objects on $store", (suite) => {
   let hub: TestHub;
+  let objects: Awaited<ReturnType<typeof storeFor>>;
+  /** The hub's object store, opened as the hub opens it, to see what it holds. */
+  let store: ObjectStore;
   let alice: string;
   const api = "/api/models/alice/collected";
 
   beforeAll(async () => {
+    objects = await storeFor(suite.store);
     hub = await startHub({
-      env: { HUB_LFS_GRACE_SECONDS: "10", HUB_LFS_COLLECT_INTERVAL_SECONDS: "1" },
+      dialect: suite.dialect,
+      env: { HUB_LFS_GRACE_SECONDS: "10", HUB_LFS_COLLECT_INTERVAL_SECONDS: "1", ...objects.env },
     });
+    store = createObjectStore(loadConfig({ ...objects.env, HUB_DATA_DIR: hub.dataDir }));
     await hub.createUser("alice");
     alice = await hub.createToken("alice");
     const created = await hub.request("/api/repos", {
@@ -218,7 +232,10 @@ describe("the LFS collector", () => {
     });
     expect(created.status).toBe(201);
   });
-  afterAll(() => hub?.stop());
+  afterAll(async () => {
+    await hub?.stop();
+    await objects?.stop();
+  });
 
   const oids = async () =>
     (await readJson<LfsFileEntry[]>(await hub.request(`${api}/lfs-files`, { token: alice })))
@@ -280,7 +297,7 @@ describe("the LFS collector", () => {
   it("removes a deleted repository's LFS objects once no other repository holds them", async () => {
     const shared = randomBytes(30_000);
     const oid = sha256(shared);
-    const stored = path.join(hub.dataDir, "lfs", "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
+    const stored = async () => (await store.size(oid)) !== null;
     for (const name of ["first", "second"]) {
       const created = await hub.request("/api/repos", {
         method: "POST",
@@ -295,30 +312,23 @@ describe("the LFS collector", () => {
         files: [{ path: "shared.bin", content: new Blob([shared]) }],
       });
     }
-    expect(existsSync(stored)).toBe(true);
+    expect(await stored()).toBe(true);
     const remove = (name: string) =>
       hub.request("/api/repos/delete", { method: "DELETE", token: alice, json: { name, type: "model" } });
     expect((await remove("first")).status).toBe(204);
-    expect(existsSync(stored)).toBe(true);
+    expect(await stored()).toBe(true);
     const second = await hub.request("/alice/second/resolve/main/shared.bin", { token: alice });
     expect(sha256(Buffer.from(await second.arrayBuffer()))).toBe(oid);
     expect((await remove("second")).status).toBe(204);
-    expect(existsSync(stored)).toBe(false);
+    expect(await stored()).toBe(false);
   });
 
   it("removes the Xet xorbs of a version no history points to, keeps the current one's, and frees them with the repository", async () => {
-    const xorbDir = path.join(hub.dataDir, "lfs", "xet", "xorbs");
-    const xorbFiles = () =>
-      existsSync(xorbDir)
-        ? (
-            readdirSync(xorbDir, { recursive: true, withFileTypes: true }) as Array<{
-              isFile(): boolean;
-              name: string;
-            }>
-          )
-            .filter((entry) => entry.isFile() && /^[0-9a-f]{64}$/.test(entry.name))
-            .map((entry) => entry.name)
-        : [];
+    const xorbFiles = async () => {
+      const keys: string[] = [];
+      for await (const { key } of store.namespace("xet/xorbs").list()) keys.push(key);
+      return keys;
+    };
     const repo = { type: "model" as const, name: "alice/xet-collected" };
     const created = await hub.request("/api/repos", {
       method: "POST",
@@ -329,7 +339,7 @@ describe("the LFS collector", () => {
     // The JavaScript client uploads through Xet: each version comes in xorbs of its own (random bytes).
     const versions: Array<{ content: Buffer; xorbs: string[] }> = [];
     for (const size of [200_000, 300_000]) {
-      const before = new Set(xorbFiles());
+      const before = new Set(await xorbFiles());
       const content = randomBytes(size);
       await uploadFiles({
         repo,
@@ -337,7 +347,7 @@ describe("the LFS collector", () => {
         hubUrl: hub.url,
         files: [{ path: "weights.bin", content: new Blob([content]) }],
       });
-      versions.push({ content, xorbs: xorbFiles().filter((name) => !before.has(name)) });
+      versions.push({ content, xorbs: (await xorbFiles()).filter((name) => !before.has(name)) });
     }
     const [old, current] = versions;
     expect(old?.xorbs.length).toBeGreaterThan(0);
@@ -348,9 +358,14 @@ describe("the LFS collector", () => {
       json: {},
     });
     expect(squashed.status).toBe(200);
-    const held = () => new Set(xorbFiles());
-    expect(await until(async () => !(old?.xorbs ?? []).some((name) => held().has(name)))).toBe(true);
-    expect((current?.xorbs ?? []).every((name) => held().has(name))).toBe(true);
+    /** Whether the store holds none of `xorbs`. */
+    const noneHeld = async (xorbs: string[] = []) => {
+      const held = new Set(await xorbFiles());
+      return !xorbs.some((name) => held.has(name));
+    };
+    expect(await until(() => noneHeld(old?.xorbs))).toBe(true);
+    const held = new Set(await xorbFiles());
+    expect((current?.xorbs ?? []).every((name) => held.has(name))).toBe(true);
     expect(hub.logs.join("\n")).toContain("Xet collector freed unused data");
     // The current version still reads through Xet and through resolve.
     const blob = await downloadFile({ repo, path: "weights.bin", accessToken: alice, hubUrl: hub.url });
@@ -364,6 +379,6 @@ describe("the LFS collector", () => {
       json: { name: "xet-collected", type: "model" },
     });
     expect(removed.status).toBe(204);
-    expect(await until(async () => !(current?.xorbs ?? []).some((name) => held().has(name)))).toBe(true);
+    expect(await until(() => noneHeld(current?.xorbs))).toBe(true);
   });
 });
