@@ -66,7 +66,8 @@ describe.each(DIALECTS)(
         },
       });
       writer.secrets.add("sk-hub-key-solo");
-      reader = await startHub({ sharing: writer });
+      // One public address for both, as behind a load balancer: an SSO sign-in's redirect URI names it.
+      reader = await startHub({ sharing: writer, env: { HUB_PUBLIC_URL: writer.url } });
       work = mkdtempSync(path.join(os.tmpdir(), "hub-changes-"));
       for (const handle of ["ann", "bob"]) {
         passwords[handle] = (await writer.createUser(handle)).password;
@@ -212,8 +213,9 @@ describe.each(DIALECTS)(
       expect(await (await resolve("topic")).text()).toBe("second");
     });
 
-    it("an organization that starts requiring SSO refuses its members at once", async () => {
+    it("an organization that starts requiring SSO refuses its members at once, and a sign-in started on one process completes on the other", async () => {
       expect((await repoInfo(reader, "acme/secret", tokens.bob ?? "")).status).toBe(200);
+      expect((await repoInfo(writer, "acme/secret", tokens.bob ?? "")).status).toBe(200);
       const required = await writer.request("/api/organizations/acme/sso", {
         method: "PUT",
         token: tokens.ann,
@@ -224,6 +226,28 @@ describe.each(DIALECTS)(
       const refused = await repoInfo(reader, "acme/secret", tokens.bob ?? "");
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { code: string }).code).toMatch(/sso/);
+
+      // A sign-in started on one process (its state and PKCE verifier saved) completes on the other, once.
+      idp.registerClient("hub", "idp-secret-8Jd2kLq");
+      const login = await writer.request("/api/organizations/acme/sso/login", {
+        token: tokens.bob,
+        redirect: "manual",
+      });
+      expect(login.status, await login.clone().text()).toBe(302);
+      const approved = await fetch(login.headers.get("location") ?? "", { redirect: "manual" });
+      const back = new URL(approved.headers.get("location") ?? "");
+      for (const name of ["code", "state"]) writer.secrets.add(back.searchParams.get(name) ?? "");
+      const callback = `${back.pathname}${back.search}`;
+      const signedIn = await reader.request(callback, { token: tokens.bob });
+      expect(signedIn.status, await signedIn.clone().text()).toBe(200);
+      for (const issued of idp.issuedTokens) writer.secrets.add(issued);
+      // The writer, whose cache saw bob refused, lets him in on its next request; the state is spent there too.
+      expect((await repoInfo(writer, "acme/secret", tokens.bob ?? "")).status).toBe(200);
+      expect((await repoInfo(reader, "acme/secret", tokens.bob ?? "")).status).toBe(200);
+      const replayed = await writer.request(callback, { token: tokens.bob });
+      expect(replayed.status).toBe(400);
+      expect(((await replayed.json()) as { code: string }).code).toBe("sso_state_invalid");
+
       expect(
         (await writer.request("/api/organizations/acme/sso", { method: "DELETE", token: tokens.ann })).status,
       ).toBe(204);
