@@ -5,6 +5,7 @@ import path from "node:path";
 import type { RepoInfo } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type TestHub } from "../../../server/src/test-support/hub-process.js";
+import { startMinio, type TestMinio } from "../../../server/src/test-support/minio.js";
 import { CuttingProxy } from "../test-support/cutting-proxy.js";
 import { HUB_CLI, runCli, tempHome } from "../test-support/run-cli.js";
 
@@ -216,5 +217,44 @@ describe("hub upload and hub download against a running hub", () => {
       .filter((r) => r.url.includes("/resolve/"))
       .map((r) => r.url.split("/resolve/")[0]);
     expect(resolves).toEqual(["/alice/files", "/alice/files-renamed"]);
+  });
+});
+
+// A hub whose objects are in an S3-compatible store answers downloads of LFS files with a redirect to a
+// presigned URL of the store, which takes no Authorization header: the CLI must follow it without the token.
+describe("hub upload and hub download against a hub on MinIO", () => {
+  let minio: TestMinio;
+  let hub: TestHub;
+  let home: string;
+  const weights = randomBytes(12 * MiB);
+  const env = () => ({ SERVICE_ENDPOINT: hub.url, SERVICE_HOME: home });
+  const hubCli = (args: string[], stdin = "") => runCli(args, env(), stdin);
+
+  beforeAll(async () => {
+    minio = await startMinio();
+    hub = await startHub({ env: minio.env(await minio.createBucket()) });
+    await hub.createUser("alice");
+    home = tempHome();
+    expect((await hubCli(["login", "--token-stdin"], `${await hub.createToken("alice")}\n`)).code).toBe(0);
+    expect((await hubCli(["repo", "create", "alice/stored"])).code).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.stop();
+    await minio?.stop();
+  });
+
+  it("uploads a large file to the store and downloads it back through the store's presigned URL", async () => {
+    const folder = tempHome("hub-upload-s3-");
+    writeFileSync(path.join(folder, "weights.bin"), weights);
+    const uploaded = await hubCli(["upload", "alice/stored", folder]);
+    expect(uploaded.code, uploaded.stderr).toBe(0);
+    const resolve = await hub.request("/alice/stored/resolve/main/weights.bin", { redirect: "manual" });
+    expect(resolve.status).toBe(302);
+    expect(new URL(resolve.headers.get("location") ?? "").origin).toBe(new URL(minio.endpoint).origin);
+
+    const target = tempHome("hub-download-s3-");
+    const downloaded = await hubCli(["download", "alice/stored", "weights.bin", "--local-dir", target]);
+    expect(downloaded.code, downloaded.stderr).toBe(0);
+    expect(sha256(readFileSync(path.join(target, "weights.bin")))).toBe(sha256(weights));
   });
 });
