@@ -63,6 +63,8 @@ describe("the deployment page's nginx configuration, in front of two hub process
         HUB_GIT_PUBLIC_URL: publicUrl,
         HUB_ROUTER_PUBLIC_URL: `http://127.0.0.1:${routerPort}`,
         HUB_TRUST_PROXY: "1",
+        // The rolling restart below keeps four clients busy for 15 seconds; its subject is not the rate limit.
+        HUB_RATE_LIMIT: "100000",
         ...minio.env(await minio.createBucket()),
       },
     });
@@ -153,6 +155,52 @@ http {
     });
     expect(models.status).toBe(200);
     expect(((await models.json()) as { object: string }).object).toBe("list");
+  });
+
+  it("keeps answering through a rolling restart: each process drains on SIGTERM and comes back", async () => {
+    // Four clients read and write through nginx all along, each request on its own.
+    let restarting = true;
+    const statuses: number[] = [];
+    const failures: string[] = [];
+    const client = async (n: number) => {
+      for (let i = 0; restarting; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const request =
+          i % 3 === 2
+            ? viaNginx("/api/repos", {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ repo_id: `alice/rolling-${n}-${i}` }),
+              })
+            : viaNginx("/api/whoami");
+        await request.then(
+          async (response) => {
+            statuses.push(response.status);
+            if (response.status >= 300)
+              failures.push(`${n}/${i}: ${response.status} ${await response.text()}`);
+          },
+          (error: Error) => failures.push(`${n}/${i}: ${error.message}`),
+        );
+      }
+    };
+    const clients = Promise.all([0, 1, 2, 3].map(client));
+    // The page's procedure: SIGTERM one process, wait for it to exit, start it again (on the same ports, as a
+    // restarted service would be), wait for its deep health check, and until nginx sends to it again: nginx
+    // skipped it from its first refused connection for fail_timeout (5 s), counted in whole seconds. Then the next.
+    for (const hub of [first, second]) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stopping = Date.now();
+      expect(await hub.signal("SIGTERM")).toBe(0);
+      await hub.start();
+      expect((await hub.request("/api/health?deep=1")).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, stopping + 7_000 - Date.now())));
+    }
+    restarting = false;
+    await clients;
+    expect(failures).toEqual([]);
+    expect(statuses.length).toBeGreaterThan(40);
+    // Both answer again.
+    for (const hub of [first, second]) expect((await hub.request("/api/whoami", { token })).status).toBe(200);
   });
 
   it("clones, pushes and downloads LFS objects through it with the real git and git-lfs", async () => {
