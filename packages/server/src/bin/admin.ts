@@ -310,7 +310,7 @@ async function main(argv: string[], io: AdminIo): Promise<number> {
     const report = await migrateObjects(
       createLocalObjectStore(config.dataDir),
       createObjectStore(target),
-      [XORB_NAMESPACE, { name: AVATAR_NAMESPACE, from: localAvatars(config.dataDir) }],
+      [XORB_NAMESPACE, { name: AVATAR_NAMESPACE, from: localAvatars(config.dataDir), namedBySha256: true }],
       (progress) => {
         if (done(progress) % 1000 === 0) io.stderr(`hubd: ${done(progress)} objects so far\n`);
       },

@@ -144,10 +144,11 @@ export function createLocalObjectStore(dataDir: string): ObjectStore {
 
     // Every write, of an object or a namespace's key, goes through a temporary file in `lfs/tmp/`; one that is
     // being written has a fresh modification time.
-    async removeLeftovers(before) {
+    async removeLeftovers(before, signal) {
       const dir = path.join(root, "tmp");
       const leftovers = { removed: 0, freedBytes: 0 };
       for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (signal?.aborted) break;
         const file = path.join(dir, name);
         const info = await stat(file).catch(() => null);
         if (!info || info.mtimeMs >= before.getTime()) continue;

@@ -5,7 +5,11 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AVATAR_NAMESPACE, createAvatarStore } from "../../areas/accounts/profile/avatar-store.js";
+import {
+  AVATAR_NAMESPACE,
+  createAvatarStore,
+  localAvatars,
+} from "../../areas/accounts/profile/avatar-store.js";
 import { loadConfig } from "../../config.js";
 import { runHubd } from "../../test-support/hub-process.js";
 import { startMinio, type TestMinio } from "../../test-support/minio.js";
@@ -103,6 +107,23 @@ describe("migrating a data dir's objects to an S3 store", () => {
     ]);
     expect(await store.size(oid)).toBeNull();
     await local.remove(oid);
+  });
+
+  it("reports an avatar whose bytes no longer hash to its name, and leaves the store's copy alone", async () => {
+    const { store } = await s3Store();
+    const avatarDir = mkdtempSync(path.join(os.tmpdir(), "hub-migrate-avatars-"));
+    const good = randomBytes(500);
+    const sha = await createAvatarStore(avatarDir).put(good);
+    const avatars = { name: AVATAR_NAMESPACE, from: localAvatars(avatarDir), namedBySha256: true };
+    expect(await migrateObjects(local, store, [avatars])).toMatchObject({ failed: [] });
+    // The local file is damaged afterwards (a write cut off by a crash): a rerun keeps the good copy.
+    writeFileSync(path.join(avatarDir, "avatars", sha.slice(0, 2), sha), randomBytes(500));
+    const report = await migrateObjects(local, store, [avatars]);
+    expect(report.failed).toEqual([
+      { key: sha, namespace: AVATAR_NAMESPACE, reason: "The content does not hash to its name." },
+    ]);
+    expect(await buffer(store.namespace(AVATAR_NAMESPACE).read(sha))).toEqual(good);
+    rmSync(avatarDir, { recursive: true, force: true });
   });
 
   it("runs as `hubd storage migrate --to s3://…`", async () => {

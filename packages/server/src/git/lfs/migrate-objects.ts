@@ -15,7 +15,14 @@ export interface MigrationReport {
  * A namespace to copy: its name, and where its objects are read when that is not the source store's namespace
  * of the name (avatars stored in the data dir before the hub moved to a store live in `DATA_DIR/avatars/`).
  */
-export type NamespaceSource = string | { name: string; from: Pick<NamespacedObjects, "list" | "read"> };
+export type NamespaceSource =
+  | string
+  | {
+      name: string;
+      from: Pick<NamespacedObjects, "list" | "read">;
+      /** Each object is named by its content's SHA-256 (avatars): one that is not is reported, never copied. */
+      namedBySha256?: boolean;
+    };
 
 /** Objects copied at once: enough to keep a remote store busy with small objects, few enough for 2 cores. */
 const CONCURRENCY = 4;
@@ -86,6 +93,8 @@ export async function migrateObjects(
       attempt(name, object, async () => {
         const bytes = await buffer(source.read(object.key));
         const expected = createHash("sha256").update(bytes).digest("hex");
+        if (typeof namespace !== "string" && namespace.namedBySha256 && expected !== object.key)
+          throw new Error("The content does not hash to its name.");
         const verified = async () => {
           if ((await target.size(object.key)) !== bytes.length) return false;
           const stored = await digestOf(target.read(object.key));

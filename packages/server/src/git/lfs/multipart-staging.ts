@@ -34,6 +34,12 @@ export function measuringPart(part: number, size: number): { stream: Transform; 
 }
 
 /**
+ * The file a completion writes into an upload before it reads each part, so an upload being completed is
+ * never taken for a leftover however long the store takes.
+ */
+export const COMPLETING = "completing";
+
+/**
  * Parts of multipart LFS uploads (the Hugging Face extension), kept on local
  * disk until the client completes the upload; then they are read back in
  * order and streamed into the object store, which verifies the whole object.
@@ -92,7 +98,10 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
       const dir = dirOf(repositoryId, oid, session);
       return Readable.from(
         (async function* () {
-          for (let part = 1; part <= count; part++) yield* createReadStream(path.join(dir, String(part)));
+          for (let part = 1; part <= count; part++) {
+            await writeFile(path.join(dir, COMPLETING), "");
+            yield* createReadStream(path.join(dir, String(part)));
+          }
         })(),
       );
     },
@@ -101,7 +110,7 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
       await rm(dirOf(repositoryId, oid, session), { recursive: true, force: true });
     },
 
-    async removeLeftovers(before: Date): Promise<Leftovers> {
+    async removeLeftovers(before: Date, signal?: AbortSignal): Promise<Leftovers> {
       const leftovers = { removed: 0, freedBytes: 0 };
       const entries = async (dir: string) =>
         (await readdir(dir).catch(() => [] as string[])).map((name) => path.join(dir, name));
@@ -110,6 +119,7 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
         for (const object of await entries(repository)) {
           let removed = false;
           for (const upload of await entries(object)) {
+            if (signal?.aborted) return leftovers;
             // The upload's newest write: a part being written is a temporary file in it, fresh.
             let newest = (await stat(upload).catch(() => null))?.mtimeMs ?? 0;
             let bytes = 0;
@@ -164,7 +174,8 @@ export interface MultipartStaging {
   discard(repositoryId: string, oid: string, session: string): Promise<void>;
   /**
    * Removes the parts of every upload nothing was written to since `before`: one the client never completed
-   * (its signed URLs live an hour) or whose completing process was killed.
+   * (its signed URLs live an hour) or whose completing process was killed. A completion writes to the upload
+   * before each part it reads. Stops early, with what it removed so far, once `signal` is aborted.
    */
-  removeLeftovers(before: Date): Promise<Leftovers>;
+  removeLeftovers(before: Date, signal?: AbortSignal): Promise<Leftovers>;
 }

@@ -87,9 +87,10 @@ export interface ObjectStore {
   /**
    * Removes what writes left behind and nobody has touched since `before`, none of it ever visible as an
    * object: a process killed mid-write leaves a temporary file on local disk, or an incomplete multipart
-   * upload in a bucket (one still receiving parts since `before` is kept).
+   * upload in a bucket (one still receiving parts since `before` is kept). Stops early, with what it removed so
+   * far, once `signal` is aborted.
    */
-  removeLeftovers(before: Date): Promise<Leftovers>;
+  removeLeftovers(before: Date, signal?: AbortSignal): Promise<Leftovers>;
 }
 
 /** What one pass over leftovers removed: how many (files, uploads, parts) and their bytes. */

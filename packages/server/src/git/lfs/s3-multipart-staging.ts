@@ -9,7 +9,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { measuringPart, type MultipartStaging } from "./multipart-staging.js";
+import { COMPLETING, measuringPart, type MultipartStaging } from "./multipart-staging.js";
 
 const MiB = 1024 * 1024;
 
@@ -31,8 +31,8 @@ function statusOf(err: unknown): number | undefined {
  * part `n` as the object `n` and its ETag as `n.etag`, so any process of a
  * deployment can take the next part or complete the upload, whichever
  * received the others. Completion reads them back in order into the store's
- * verified write, then removes them. Parts of an upload never completed stay
- * until a lifecycle rule on that prefix expires them (docs/storage.md).
+ * verified write, then removes them. Parts of an upload nobody wrote to for a
+ * while are removed as leftovers (`upload-leftovers.ts`).
  */
 export function createS3MultipartStaging({
   client,
@@ -103,6 +103,8 @@ export function createS3MultipartStaging({
       return Readable.from(
         (async function* () {
           for (let part = 1; part <= count; part++) {
+            // A completion reading the parts is a write to the upload: it is no leftover while it runs.
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${dir}${COMPLETING}`, Body: "" }));
             const response = await client.send(
               new GetObjectCommand({ Bucket: bucket, Key: `${dir}${part}` }),
             );
@@ -128,11 +130,11 @@ export function createS3MultipartStaging({
       } while (token);
     },
 
-    async removeLeftovers(before) {
+    async removeLeftovers(before, signal) {
       // Every staged key by its upload (`…/<repository>/<oid>/<session>/`), with the upload's newest write.
       const uploads = new Map<string, { newest: number; keys: string[]; bytes: number }>();
       let token: string | undefined;
-      do {
+      for (;;) {
         const page = await client.send(
           new ListObjectsV2Command({ Bucket: bucket, Prefix: root, ContinuationToken: token }),
         );
@@ -145,10 +147,14 @@ export function createS3MultipartStaging({
           entry.bytes += item.Size ?? 0;
           uploads.set(upload, entry);
         }
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+        // A page that does not move the token on ends the listing rather than repeating it forever.
+        const next = page.IsTruncated ? page.NextContinuationToken : undefined;
+        if (!next || next === token) break;
+        token = next;
+      }
       const leftovers = { removed: 0, freedBytes: 0 };
       for (const { newest, keys, bytes } of uploads.values()) {
+        if (signal?.aborted) break;
         if (newest >= before.getTime()) continue;
         for (const key of keys) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
         leftovers.removed++;

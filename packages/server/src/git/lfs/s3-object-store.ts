@@ -136,22 +136,36 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
     } while (token);
   }
 
-  /** The newest part's time of an incomplete multipart upload (null when it has none) and the parts' bytes. */
-  async function partsOf(key: string, uploadId: string): Promise<{ newest: Date | null; bytes: number }> {
+  /**
+   * The newest part's time of an incomplete multipart upload (null when it has none) and the parts' bytes, or
+   * null when the upload is gone (completed or aborted since it was listed).
+   */
+  async function partsOf(
+    key: string,
+    uploadId: string,
+  ): Promise<{ newest: Date | null; bytes: number } | null> {
     let newest: Date | null = null;
     let bytes = 0;
     let marker: string | undefined;
-    do {
-      const page = await client.send(
-        new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
-      );
+    for (;;) {
+      let page;
+      try {
+        page = await client.send(
+          new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+        );
+      } catch (err) {
+        if (statusOf(err) === 404) return null;
+        throw err;
+      }
       for (const part of page.Parts ?? []) {
         bytes += part.Size ?? 0;
         if (part.LastModified && (!newest || part.LastModified > newest)) newest = part.LastModified;
       }
-      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
-    } while (marker);
-    return { newest, bytes };
+      // A page that does not move the marker on ends the listing rather than repeating it forever.
+      const next = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+      if (next === undefined || next === marker) return { newest, bytes };
+      marker = next;
+    }
   }
 
   const fanout = (dir: string, key: string) => `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
@@ -225,11 +239,11 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
 
     // The bucket's incomplete multipart uploads, listed without a prefix (MinIO lists those of one exact key
     // when given one) and kept to the hub's keys here.
-    async removeLeftovers(before) {
+    async removeLeftovers(before, signal) {
       const leftovers = { removed: 0, freedBytes: 0 };
       let keyMarker: string | undefined;
       let uploadIdMarker: string | undefined;
-      do {
+      for (;;) {
         const page = await client.send(
           new ListMultipartUploadsCommand({
             Bucket: bucket,
@@ -238,9 +252,10 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
           }),
         );
         for (const { Key: key, UploadId: uploadId, Initiated: initiated } of page.Uploads ?? []) {
+          if (signal?.aborted) return leftovers;
           if (!key?.startsWith(`${prefix}lfs/`) || !uploadId || !initiated || initiated >= before) continue;
           const parts = await partsOf(key, uploadId);
-          if (parts.newest && parts.newest >= before) continue;
+          if (!parts || (parts.newest && parts.newest >= before)) continue;
           try {
             await client.send(
               new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }),
@@ -253,10 +268,14 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
           leftovers.removed++;
           leftovers.freedBytes += parts.bytes;
         }
-        keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
-        uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
-      } while (keyMarker || uploadIdMarker);
-      return leftovers;
+        // A page that does not move the markers on ends the listing rather than repeating it forever.
+        const nextKey = page.IsTruncated ? page.NextKeyMarker : undefined;
+        const nextUploadId = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+        if ((!nextKey && !nextUploadId) || (nextKey === keyMarker && nextUploadId === uploadIdMarker))
+          return leftovers;
+        keyMarker = nextKey;
+        uploadIdMarker = nextUploadId;
+      }
     },
   };
   if (options.presignedDownloads) {

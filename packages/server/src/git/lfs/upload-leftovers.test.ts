@@ -90,6 +90,19 @@ describe("the leftovers of uploads on local disk", () => {
     expect(existsSync(path.join(dataDir, "lfs", "multipart", "repo-a"))).toBe(false);
     expect(readdirSync(active).sort()).toEqual(["1", "1.etag", "2", "2.etag"]);
   });
+
+  it("keeps an upload whose completion is reading its parts, however old the parts are", async () => {
+    await stageOnePart(staging, "repo-c", "completing");
+    const upload = path.join(dataDir, "lfs", "multipart", "repo-c", oid("completing"), "session-1");
+    for (const name of readdirSync(upload)) age(path.join(upload, name), 3 * HOUR);
+    age(upload, 3 * HOUR);
+    // The completion has read part 1 of 1 (a slow store may take long over the whole object).
+    const reading = staging.read("repo-c", oid("completing"), "session-1", 1)[Symbol.asyncIterator]();
+    await reading.next();
+    expect((await staging.removeLeftovers(ago(2 * HOUR))).removed).toBe(0);
+    expect(readdirSync(upload)).toContain("1");
+    await reading.return?.();
+  });
 });
 
 describe("the leftovers of uploads in an S3-compatible store (MinIO)", () => {
@@ -131,16 +144,23 @@ describe("the leftovers of uploads in an S3-compatible store (MinIO)", () => {
   it("aborts the hub's incomplete multipart uploads older than the cutoff, and nobody else's", async () => {
     const object = `hub/lfs/objects/ab/cd/${oid("killed")}`;
     const xorb = `hub/lfs/xet/xorbs/ef/01/${oid("killed xorb")}`;
-    const foreign = "another-app/video.mp4";
-    for (const key of [object, xorb, foreign]) await startUpload(key);
+    // Another application's, and another hub's whose prefix starts with this one's name.
+    const foreign = ["another-app/video.mp4", `hub2/lfs/objects/ab/cd/${oid("other hub")}`];
+    for (const key of [object, xorb, ...foreign]) await startUpload(key);
 
     // Nothing is older than a cutoff an hour ago.
     expect(await store.removeLeftovers(ago(HOUR))).toEqual({ removed: 0, freedBytes: 0 });
-    expect(await openUploads()).toEqual([foreign, object, xorb].sort());
+    expect(await openUploads()).toEqual([...foreign, object, xorb].sort());
+
+    // A pass asked to stop removes nothing more.
+    expect(await store.removeLeftovers(inAnHour(), AbortSignal.abort())).toEqual({
+      removed: 0,
+      freedBytes: 0,
+    });
 
     // A cutoff after they started and after their last part: the hub's two go, with their parts' bytes.
     expect(await store.removeLeftovers(inAnHour())).toEqual({ removed: 2, freedBytes: 10 * MiB });
-    expect(await openUploads()).toEqual([foreign]);
+    expect(await openUploads()).toEqual(foreign.sort());
   });
 
   it("removes the parts of a staged multipart upload nobody wrote to since the cutoff", async () => {
@@ -175,6 +195,8 @@ describe("the leftovers of uploads in an S3-compatible store (MinIO)", () => {
     const collected = await collectAt(later, 1);
     expect(collected).toMatchObject({ writes: 1, stagedUploads: 1 });
     expect(collected.freedBytes).toBeGreaterThanOrEqual(5 * MiB + 1024);
-    expect(await openUploads()).toEqual(["another-app/video.mp4"]);
+    expect(await openUploads()).toEqual(
+      ["another-app/video.mp4", `hub2/lfs/objects/ab/cd/${oid("other hub")}`].sort(),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import type { MultipartStaging } from "./multipart-staging.js";
-import type { ObjectStore } from "./object-store.js";
+import type { Leftovers, ObjectStore } from "./object-store.js";
 import { TRANSFER_URL_TTL_SECONDS } from "./transfer-url.js";
 
 /**
@@ -21,7 +21,9 @@ export type LeftoverCollection = {
  * Removes what uploads left behind once nothing touched it for the grace period (or `LEFTOVER_MIN_AGE_SECONDS`,
  * if longer): a process killed mid-upload leaves a temporary file or an incomplete multipart upload, a client
  * that never completes its multipart upload leaves its parts. None of it was ever visible. Run after each
- * collector pass, in every process (removing what another process removed is fine).
+ * collector pass, in every process (removing what another process removed is fine). The store's leftovers and
+ * the staged uploads are gone through apart: a failure of one (a permission the store's credentials lack)
+ * still lets the other run, and is thrown after it.
  */
 export function createLeftoverCollector({
   store,
@@ -34,11 +36,18 @@ export function createLeftoverCollector({
   clock: () => Date;
   graceSeconds: number;
 }) {
-  return async function collect(): Promise<LeftoverCollection> {
+  return async function collect(signal?: AbortSignal): Promise<LeftoverCollection> {
     const age = Math.max(graceSeconds, LEFTOVER_MIN_AGE_SECONDS);
     const before = new Date(clock().getTime() - age * 1000);
-    const writes = await store.removeLeftovers(before);
-    const staged = await staging.removeLeftovers(before);
+    const failures: string[] = [];
+    const attempt = (what: string, work: () => Promise<Leftovers>) =>
+      work().catch((err: unknown) => {
+        failures.push(`${what}: ${(err as Error).message}`);
+        return { removed: 0, freedBytes: 0 };
+      });
+    const writes = await attempt("the store's leftovers", () => store.removeLeftovers(before, signal));
+    const staged = await attempt("staged multipart uploads", () => staging.removeLeftovers(before, signal));
+    if (failures.length > 0) throw new Error(failures.join("; "));
     return {
       writes: writes.removed,
       stagedUploads: staged.removed,

@@ -4,13 +4,15 @@ import type { StorageService } from "./storage.service.js";
 /** A collector run right after each LFS pass (the Xet collector), which says what it freed. */
 export interface FollowingCollector {
   name: string;
-  collect(): Promise<{ freedBytes: number } & Record<string, number>>;
+  /** `signal` is aborted when the process stops: a long pass gives up between two removals. */
+  collect(signal: AbortSignal): Promise<{ freedBytes: number } & Record<string, number>>;
 }
 
 /**
  * Runs the LFS collector every `intervalSeconds` (0: never), one pass at a
  * time, then each of `then` (the LFS pass unlinks what they look for), and
- * logs what each freed. `stop()` waits for a running pass.
+ * logs what each freed. One that fails is logged and the next still runs.
+ * `stop()` aborts a running pass's followers and waits for it.
  */
 export function createLfsCollector({
   storage,
@@ -25,23 +27,31 @@ export function createLfsCollector({
 }) {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
+  const stopping = new AbortController();
 
   const pass = () => {
     if (running) return;
-    running = storage
-      .collect()
-      .then(async ({ unlinked, freedBytes }) => {
+    running = (async () => {
+      try {
+        const { unlinked, freedBytes } = await storage.collect();
         if (unlinked > 0) logger.info({ unlinked, freedBytes }, "LFS collector freed unreferenced objects");
-        for (const follower of then) {
-          const freed = await follower.collect();
+      } catch (err) {
+        logger.error({ err: (err as Error).message }, "LFS collector pass failed");
+      }
+      for (const follower of then) {
+        if (stopping.signal.aborted) return;
+        try {
+          const freed = await follower.collect(stopping.signal);
           if (Object.values(freed).some((n) => n > 0))
             logger.info(freed, `${follower.name} collector freed unused data`);
+        } catch (err) {
+          if (!stopping.signal.aborted)
+            logger.error({ err: (err as Error).message }, `${follower.name} collector pass failed`);
         }
-      })
-      .catch((err: unknown) => logger.error({ err: (err as Error).message }, "LFS collector pass failed"))
-      .finally(() => {
-        running = null;
-      });
+      }
+    })().finally(() => {
+      running = null;
+    });
   };
 
   return {
@@ -53,6 +63,7 @@ export function createLfsCollector({
     async stop(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = null;
+      stopping.abort();
       await running;
     },
   };
