@@ -13,7 +13,9 @@ import path from "node:path";
  * Loads a URL for `duration` seconds after `warmup` seconds untimed; returns requests/s, latency percentiles
  * in milliseconds and the number of requests. `method` and `body` make it, say, a POST of JSON;
  * `beforeTimed` runs between the warm-up and the timed run (to read a server's CPU time, say). One request
- * is sent first and must answer 2xx; any error or non-2xx answer under load fails the run.
+ * is sent first and must answer 2xx; under load a 4xx or 5xx answer, a socket error or a timeout fails the run
+ * (wrk counts no other status as an error: a redirect under load would pass unnoticed). Durations are whole
+ * seconds.
  */
 export async function load(url, options = {}) {
   const { p50, p99, rps, requests } = await loadSplit([url], { connections: 10, ...options });
@@ -31,6 +33,8 @@ export async function loadSplit(
 ) {
   if (connections < urls.length)
     throw new Error(`${connections} connections cannot load ${urls.length} URLs`);
+  for (const seconds of [duration, warmup])
+    if (!Number.isInteger(seconds) || seconds < 0) throw new Error(`wrk runs whole seconds, not ${seconds}`);
   for (const url of urls) await expectSuccess(url, { headers, method, body });
   const dir = mkdtempSync(path.join(os.tmpdir(), "hub-bench-wrk-"));
   try {

@@ -227,6 +227,8 @@ describe.each(DIALECTS)(
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { code: string }).code).toMatch(/sso/);
 
+      // The writer refuses him too, which it now remembers as it answers.
+      expect((await repoInfo(writer, "acme/secret", tokens.bob ?? "")).status).toBe(403);
       // A sign-in started on one process (its state and PKCE verifier saved) completes on the other, once.
       idp.registerClient("hub", "idp-secret-8Jd2kLq");
       const login = await writer.request("/api/organizations/acme/sso/login", {
@@ -241,7 +243,7 @@ describe.each(DIALECTS)(
       const signedIn = await reader.request(callback, { token: tokens.bob });
       expect(signedIn.status, await signedIn.clone().text()).toBe(200);
       for (const issued of idp.issuedTokens) writer.secrets.add(issued);
-      // The writer, whose cache saw bob refused, lets him in on its next request; the state is spent there too.
+      // The writer, which refused bob a moment ago, lets him in on its next request; the state is spent there too.
       expect((await repoInfo(writer, "acme/secret", tokens.bob ?? "")).status).toBe(200);
       expect((await repoInfo(reader, "acme/secret", tokens.bob ?? "")).status).toBe(200);
       const replayed = await writer.request(callback, { token: tokens.bob });

@@ -242,16 +242,26 @@ describe("a hub process killed with SIGKILL mid-push and mid-upload, beside anot
     );
 
     // Until all are under way; a loop that fails before the kill fails the test at once.
+    let gaveUp = false;
     const underWay = async () => {
-      while (pushed.length < 2 || uploaded.length < 2 || sshPushed.length < 1 || committed.length < 2)
+      while (
+        !gaveUp &&
+        (pushed.length < 2 || uploaded.length < 2 || sshPushed.length < 1 || committed.length < 2)
+      )
         await pause(20);
-      while (!(await openUploads()).includes(cutKey)) await pause(20);
+      while (!gaveUp && !(await openUploads()).includes(cutKey)) await pause(20);
     };
     const loops = [pushing, pushingOverSsh, committing, uploading];
-    await Promise.race([
-      underWay(),
-      Promise.all(loops).then(() => expect.fail("a loop ended before the kill")),
-    ]);
+    try {
+      await Promise.race([
+        underWay(),
+        Promise.all(loops).then(() => expect.fail("a loop ended before the kill")),
+      ]);
+    } catch (error) {
+      gaveUp = true;
+      release();
+      throw error;
+    }
     killed = true;
     await victim.signal("SIGKILL");
     release();
