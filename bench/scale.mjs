@@ -4,8 +4,9 @@
 // (one wrk per URL); and LFS download throughput through presigned MinIO URLs against a hub on
 // local disk. The ratio shows what the shared state costs (target >= 0.9 of one process). On two cores one
 // process fills one core and leaves the load generator, Redis and PostgreSQL the other, so two processes can
-// come out slightly ahead (1.05-1.14x on 2026-11-27) without any speed-up to speak of. Needs PostgreSQL (HUB_BENCH_POSTGRES_URL, default the loopback
-// server with trust auth), Redis (HUB_BENCH_REDIS_URL) and MinIO (HUB_TEST_MINIO or ~/go/bin/minio).
+// come out slightly ahead (1.05-1.14x on 2026-11-27) without any speed-up to speak of. Needs PostgreSQL
+// (HUB_BENCH_POSTGRES_URL, default the loopback server with trust auth), Redis (HUB_BENCH_REDIS_URL) and
+// MinIO (HUB_TEST_MINIO or ~/go/bin/minio).
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
