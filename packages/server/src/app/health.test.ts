@@ -149,4 +149,36 @@ describe("a process draining on SIGTERM", () => {
     expect(await exited).toBe(0);
     await hub.stop();
   });
+
+  it("tells the Router's keep-alive clients to let go: an answer begun before the drain, and one after", async () => {
+    const hub = await startHub();
+    const token = await hub.createToken((await hub.createUser("drainer")).handle);
+    const { port } = new URL(hub.routerUrl);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    let response = "";
+    socket.on("data", (chunk) => (response += chunk.toString()));
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    // Two requests on one kept-alive connection: one answered before the drain (keep-alive), then one whose
+    // body is still coming when the SIGTERM arrives. A bad billing mode answers 400 once the body is read.
+    const body = JSON.stringify({ model: "none", messages: [{ role: "user", content: "hi" }] });
+    const request = (headers: string) =>
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    socket.write(`${request("X-Service-Inference-Billing: nonsense\r\n")}${body}`);
+    while (!response.includes("invalid_billing_mode"))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(response.toLowerCase()).toContain("connection: keep-alive");
+    response = "";
+    socket.write(`${request("X-Service-Inference-Billing: nonsense\r\n")}${body.slice(0, 10)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = hub.signal("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write(body.slice(10));
+    // The answer says Connection: close and the Router closes the connection, so the process can exit.
+    await closed;
+    expect(response).toMatch(/^HTTP\/1\.1 400/);
+    expect(response.toLowerCase()).toContain("connection: close");
+    expect(await exited).toBe(0);
+    await hub.stop();
+  });
 });

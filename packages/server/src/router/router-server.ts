@@ -264,8 +264,15 @@ export function createRouterServer(deps: RouterDeps) {
     );
   }
 
+  // While draining, every answer still to be written says Connection: close, so keep-alive clients (nginx's
+  // upstream connections, SDKs) let go instead of keeping the process alive with request after request.
+  let closing = false;
+  const unanswered = new Set<ServerResponse>();
+
   const server = http.createServer((req, res) => {
     noteArrival();
+    if (closing) res.shouldKeepAlive = false;
+    unanswered.add(res);
     // Time-ordered: the usage ledger's key, appended at the end of its index (`timeOrderedUuid`).
     const inferenceId = `inf_${timeOrderedUuid()}`;
     const started = performance.now();
@@ -282,6 +289,7 @@ export function createRouterServer(deps: RouterDeps) {
         "access-control-max-age": "600",
       });
       res.end();
+      settled(res);
       logRequest(req, res, inferenceId, started);
       return;
     }
@@ -302,8 +310,21 @@ export function createRouterServer(deps: RouterDeps) {
         if (!req.complete) drainRefusedBody(req);
         sendRouterError(res, error);
       })
-      .finally(() => logRequest(req, res, inferenceId, started));
+      .finally(() => {
+        settled(res);
+        logRequest(req, res, inferenceId, started);
+      });
   });
+  /**
+   * A request answered. While draining, a connection whose answer went out as keep-alive (begun before the
+   * drain, a stream say) is closed once that answer is out, unless the client sent another request meanwhile.
+   */
+  function settled(res: ServerResponse): void {
+    unanswered.delete(res);
+    if (!closing) return;
+    if (res.writableFinished) server.closeIdleConnections();
+    else res.once("finish", () => server.closeIdleConnections());
+  }
   server.keepAliveTimeout = 65_000;
 
   return {
@@ -317,6 +338,8 @@ export function createRouterServer(deps: RouterDeps) {
       return `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
     },
     async close(): Promise<void> {
+      closing = true;
+      for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
