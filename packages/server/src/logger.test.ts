@@ -1,10 +1,11 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { CoalescedLines, infoLineWriter, loggerOptions, type LineSink } from "./logger.js";
+import { CoalescedLines, FdSink, infoLineWriter, loggerOptions, type LineSink } from "./logger.js";
 
 /** A sink that records each write it is asked for. */
 function recordingSink() {
@@ -102,5 +103,46 @@ describe("info lines built by the caller", () => {
     infoLineWriter(quiet)?.(`"status":200,`, "request");
     expect(lines).toEqual([]);
     expect(infoLineWriter({ info: () => undefined })).toBeNull();
+  });
+});
+
+describe("the log's descriptor writer", () => {
+  it("writes every line in order, joining what comes while a write is in flight", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-fd-sink-"));
+    const file = path.join(dir, "log");
+    const fd = openSync(file, "w");
+    const sink = new FdSink(fd);
+    const lines = Array.from({ length: 500 }, (_, i) => `{"line":${i}}\n`);
+    for (const line of lines.slice(0, 250)) sink.write(line);
+    await sleep(50);
+    for (const line of lines.slice(250, 400)) sink.write(line);
+    // What is still queued goes synchronously, after what is in flight.
+    for (const line of lines.slice(400)) sink.write(line);
+    await sleep(50);
+    sink.flushSync();
+    closeSync(fd);
+    expect(readFileSync(file, "utf8")).toBe(lines.join(""));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("stops at a closed pipe instead of retrying it forever, and flushes at once", async () => {
+    // A pipe whose reader has gone, as a log collector that died leaves standard output.
+    const dir = mkdtempSync(path.join(os.tmpdir(), "hub-fd-sink-"));
+    const fifo = path.join(dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const fd = openSync(fifo, constants.O_WRONLY);
+    closeSync(reader);
+    const sink = new FdSink(fd);
+    sink.write("lost\n");
+    sink.write("lost too\n");
+    const started = Date.now();
+    sink.flushSync();
+    await sleep(50);
+    sink.write("after\n");
+    sink.flushSync();
+    expect(Date.now() - started).toBeLessThan(1000);
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,4 @@
-import { writeSync } from "node:fs";
+import { write, writeSync } from "node:fs";
 import pino, { type LoggerOptions } from "pino";
 
 /**
@@ -24,12 +24,93 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
-/** What `CoalescedLines` writes to: pino's asynchronous destination (`pino.destination`). */
+/** What `CoalescedLines` writes to: an `FdSink` (or any writer with a synchronous flush). */
 export interface LineSink {
   /** The descriptor it writes to (sonic-boom has it, untyped), written to directly at exit. */
   readonly fd?: number;
   write(text: string): unknown;
   flushSync(): void;
+}
+
+/** How long a write waits, and how many times a flush at exit tries, when the reader is not keeping up. */
+const AGAIN_MS = 10;
+const AGAIN_AT_EXIT = 100;
+
+/**
+ * Text written to a descriptor (standard output) asynchronously: one write in flight, what comes meanwhile
+ * joined into the next, in order. It stands where pino's destination (sonic-boom) stood, whose synchronous
+ * flush retries a failed write forever: with the log's reader gone (a closed pipe) a process could never
+ * finish its shutdown. Here a write that fails (EPIPE, say) stops the log for good and drops what waits: the
+ * process goes on, and exits when asked. A full non-blocking pipe (EAGAIN) is tried again a little later.
+ */
+export class FdSink implements LineSink {
+  private queued: string[] = [];
+  /** The bytes in flight and how many of them are written, while a write is. */
+  private inFlight: { bytes: Buffer; done: number } | null = null;
+  private broken = false;
+
+  constructor(readonly fd: number) {}
+
+  write(text: string): boolean {
+    if (this.broken) return true;
+    this.queued.push(text);
+    if (this.inFlight === null) this.next();
+    return true;
+  }
+
+  private next(): void {
+    if (this.broken || this.queued.length === 0) {
+      this.inFlight = null;
+      return;
+    }
+    this.inFlight = { bytes: Buffer.from(this.queued.join("")), done: 0 };
+    this.queued = [];
+    this.writeOn();
+  }
+
+  private writeOn(): void {
+    const flight = this.inFlight;
+    if (flight === null) return;
+    write(this.fd, flight.bytes, flight.done, flight.bytes.length - flight.done, null, (err, written) => {
+      if (err) {
+        if (err.code === "EAGAIN") setTimeout(() => this.writeOn(), AGAIN_MS);
+        else this.stop();
+        return;
+      }
+      flight.done += written;
+      if (flight.done < flight.bytes.length) this.writeOn();
+      else this.next();
+    });
+  }
+
+  private stop(): void {
+    this.broken = true;
+    this.queued = [];
+    this.inFlight = null;
+  }
+
+  /**
+   * Writes what waits synchronously (at exit or shutdown). A write in flight is left to finish on its own:
+   * the queue only holds what came after it. A failed write stops the log; a full pipe is tried a bounded
+   * number of times.
+   */
+  flushSync(): void {
+    if (this.broken || this.queued.length === 0) return;
+    const bytes = Buffer.from(this.queued.join(""));
+    this.queued = [];
+    let done = 0;
+    for (let tries = 0; done < bytes.length;) {
+      try {
+        done += writeSync(this.fd, bytes, done, bytes.length - done);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN" || ++tries > AGAIN_AT_EXIT) {
+          this.stop();
+          return;
+        }
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, AGAIN_MS);
+      }
+    }
+  }
 }
 
 /** The coalesced logs of this process, written out at exit (held weakly: a command's logger may come and go). */

@@ -1,6 +1,6 @@
 import pino, { type Logger } from "pino";
 import type { Config, Surface } from "./config.js";
-import { CoalescedLines, loggerOptions } from "./logger.js";
+import { CoalescedLines, FdSink, loggerOptions } from "./logger.js";
 import { createHub, createRateLimiter } from "./app/create-hub.js";
 import { SURFACE_BUILDERS, type Listener } from "./app/surfaces.js";
 import { hubVersion } from "./version.js";
@@ -11,7 +11,7 @@ import { hubVersion } from "./version.js";
  * (`CoalescedLines`); what waits is written when the process exits.
  */
 export function createLogger(config: Readonly<Config>, destination: number = 1): Logger {
-  const lines = new CoalescedLines(pino.destination({ dest: destination, sync: false }));
+  const lines = new CoalescedLines(new FdSink(destination));
   return pino(loggerOptions(config.logLevel), lines);
 }
 

@@ -1,9 +1,14 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { runHubd, startHub } from "../test-support/hub-process.js";
+
+const HUBD = fileURLToPath(new URL("../../dist/bin/hubd.js", import.meta.url));
 
 describe("hubd admin commands, with no server running", () => {
   let dataDir: string;
@@ -185,5 +190,26 @@ describe("hubd serve lifecycle", () => {
     expect(hub.logs.join("\n")).toContain('"msg":"stopped"');
     await expect(fetch(`${hub.url}/api/health`)).rejects.toThrow();
     await hub.stop();
+  });
+
+  it("exits on SIGTERM after the reader of its log went away", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "hubd-no-reader-"));
+    const child = spawn(process.execPath, [HUBD, "serve", "--only", "hub"], {
+      env: { PATH: process.env.PATH, HUB_DATA_DIR: dataDir, HUB_PORT: "0" },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    let output = "";
+    for await (const chunk of child.stdout) {
+      output += (chunk as Buffer).toString();
+      if (output.includes('"msg":"listening"')) break;
+    }
+    // The log's reader closes its end (a collector that died): the shutdown's lines meet a closed pipe.
+    child.stdout.destroy();
+    child.kill("SIGTERM");
+    const code = await Promise.race([exited, sleep(15_000).then(() => "still running")]);
+    if (code === "still running") child.kill("SIGKILL");
+    expect(code).toBe(0);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 });
