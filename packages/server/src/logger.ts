@@ -26,7 +26,7 @@ export function loggerOptions(level: string): LoggerOptions {
 
 /** What `CoalescedLines` writes to: an `FdSink` (or any writer with a synchronous flush). */
 export interface LineSink {
-  /** The descriptor it writes to (sonic-boom has it, untyped), written to directly at exit. */
+  /** The descriptor it writes to, written to directly at exit. */
   readonly fd?: number;
   write(text: string): unknown;
   flushSync(): void;

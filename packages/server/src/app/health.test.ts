@@ -121,12 +121,20 @@ describe("the health check of a process whose Redis is unreachable", () => {
   });
 });
 
+/** A raw HTTP/1.1 connection to `url`'s port: what it has received so far, and when it closes. */
+async function rawConnection(url: string) {
+  const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const received = { text: "" };
+  socket.on("data", (chunk: Buffer) => (received.text += chunk.toString()));
+  const closed = new Promise((resolve) => socket.once("close", resolve));
+  return { socket, received, closed };
+}
+
 describe("a process draining on SIGTERM", () => {
   it("answers the request in flight, and refuses new connections as a load balancer expects", async () => {
     const hub = await startHub();
-    const { port } = new URL(hub.url);
-    const socket = net.connect(Number(port), "127.0.0.1");
-    await new Promise((resolve) => socket.once("connect", resolve));
+    const { socket, received, closed } = await rawConnection(hub.url);
     const body = JSON.stringify({ username: "nobody", password: "wrong-password" });
     socket.write(
       `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
@@ -138,14 +146,11 @@ describe("a process draining on SIGTERM", () => {
     // Draining: the listener is closed, so a new connection is refused (the load balancer tries another
     // process), while the request in flight is still being read.
     await expect(fetch(`${hub.url}/api/health`)).rejects.toThrow();
-    let response = "";
-    socket.on("data", (chunk) => (response += chunk.toString()));
-    const closed = new Promise((resolve) => socket.once("close", resolve));
     socket.write(body.slice(10));
     await closed;
-    expect(response).toMatch(/^HTTP\/1\.1 401/);
+    expect(received.text).toMatch(/^HTTP\/1\.1 401/);
     // It tells the keep-alive client to let go of the connection.
-    expect(response.toLowerCase()).toContain("connection: close");
+    expect(received.text.toLowerCase()).toContain("connection: close");
     expect(await exited).toBe(0);
     await hub.stop();
   });
@@ -153,31 +158,25 @@ describe("a process draining on SIGTERM", () => {
   it("tells the Router's keep-alive clients to let go: an answer begun before the drain, and one after", async () => {
     const hub = await startHub();
     const token = await hub.createToken((await hub.createUser("drainer")).handle);
-    const { port } = new URL(hub.routerUrl);
-    const socket = net.connect(Number(port), "127.0.0.1");
-    await new Promise((resolve) => socket.once("connect", resolve));
-    let response = "";
-    socket.on("data", (chunk) => (response += chunk.toString()));
-    const closed = new Promise((resolve) => socket.once("close", resolve));
+    const { socket, received, closed } = await rawConnection(hub.routerUrl);
     // Two requests on one kept-alive connection: one answered before the drain (keep-alive), then one whose
     // body is still coming when the SIGTERM arrives. A bad billing mode answers 400 once the body is read.
     const body = JSON.stringify({ model: "none", messages: [{ role: "user", content: "hi" }] });
-    const request = (headers: string) =>
-      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-    socket.write(`${request("X-Service-Inference-Billing: nonsense\r\n")}${body}`);
-    while (!response.includes("invalid_billing_mode"))
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Service-Inference-Billing: nonsense\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    socket.write(`${head}${body}`);
+    while (!received.text.includes("invalid_billing_mode"))
       await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(response.toLowerCase()).toContain("connection: keep-alive");
-    response = "";
-    socket.write(`${request("X-Service-Inference-Billing: nonsense\r\n")}${body.slice(0, 10)}`);
+    expect(received.text.toLowerCase()).toContain("connection: keep-alive");
+    received.text = "";
+    socket.write(`${head}${body.slice(0, 10)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const exited = hub.signal("SIGTERM");
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.write(body.slice(10));
     // The answer says Connection: close and the Router closes the connection, so the process can exit.
     await closed;
-    expect(response).toMatch(/^HTTP\/1\.1 400/);
-    expect(response.toLowerCase()).toContain("connection: close");
+    expect(received.text).toMatch(/^HTTP\/1\.1 400/);
+    expect(received.text.toLowerCase()).toContain("connection: close");
     expect(await exited).toBe(0);
     await hub.stop();
   });

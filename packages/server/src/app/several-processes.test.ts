@@ -16,7 +16,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base32Decode, hotp, totpStep } from "../auth/totp.js";
 import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.js";
-import { git, withToken } from "../test-support/git-client.js";
+import { git, sshCommand, withToken } from "../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import { storeFor } from "../test-support/minio.js";
 import { WebhookReceiver } from "../test-support/webhook-receiver.js";
@@ -50,8 +50,6 @@ describe("two hub processes sharing PostgreSQL, Redis and a MinIO bucket", () =>
       headers: { authorization: `Bearer ${ann}`, "content-type": "application/json", ...headers },
       body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }] }),
     });
-  const sshOptions = (keyFile: string) =>
-    `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
   const commit = (hub: TestHub, repo: string, summary: string, line: Record<string, unknown>) =>
     hub.request(`/api/models/${repo}/commit/main`, {
       method: "POST",
@@ -181,7 +179,7 @@ describe("two hub processes sharing PostgreSQL, Redis and a MinIO bucket", () =>
     writeFileSync(path.join(clone, "notes.txt"), "over ssh");
     await git(["commit", "-q", "-a", "-m", "over ssh"], clone);
     const ssh = await git(["push", "-q", `${one.sshUrl}/ann/shared.git`, "HEAD:main"], clone, {
-      GIT_SSH_COMMAND: sshOptions(keyFile),
+      GIT_SSH_COMMAND: sshCommand(keyFile),
     });
     expect(ssh.code, ssh.stderr).toBe(0);
     expect(await (await two.request("/ann/shared/resolve/main/notes.txt", { token: ann })).text()).toBe(

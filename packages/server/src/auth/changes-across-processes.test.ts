@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../test-support/databases.js";
 import { FakeOpenIdProvider } from "../test-support/fake-openid-provider.js";
 import { FakeProvider, writeProvidersFile } from "../test-support/fake-provider.js";
-import { git, withToken } from "../test-support/git-client.js";
-import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
+import { git, sshCommand, withToken } from "../test-support/git-client.js";
+import { readJson, ssoCallbackThrough, startHub, type TestHub } from "../test-support/hub-process.js";
 
 /**
  * Two hub processes of one deployment (one PostgreSQL and one Redis, or one
@@ -28,9 +28,6 @@ describe.each(DIALECTS)(
     const idp = new FakeOpenIdProvider();
     const tokens: Record<string, string> = {};
     const passwords: Record<string, string> = {};
-
-    const sshOptions = (keyFile: string) =>
-      `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
     const lsRemoteHttps = (hub: TestHub, repo: string, token: string) =>
       git(["ls-remote", withToken(`${hub.gitUrl}/${repo}`, token)], work);
     const chat = (hub: TestHub, token: string) =>
@@ -151,7 +148,7 @@ describe.each(DIALECTS)(
       const { id } = await readJson<AccountKey>(added);
       const viaSsh = () =>
         git(["ls-remote", `${reader.sshUrl}/acme/secret.git`], work, {
-          GIT_SSH_COMMAND: sshOptions(keyFile),
+          GIT_SSH_COMMAND: sshCommand(keyFile),
         });
       expect((await viaSsh()).code).toBe(0);
       expect(
@@ -231,15 +228,7 @@ describe.each(DIALECTS)(
       expect((await repoInfo(writer, "acme/secret", tokens.bob ?? "")).status).toBe(403);
       // A sign-in started on one process (its state and PKCE verifier saved) completes on the other, once.
       idp.registerClient("hub", "idp-secret-8Jd2kLq");
-      const login = await writer.request("/api/organizations/acme/sso/login", {
-        token: tokens.bob,
-        redirect: "manual",
-      });
-      expect(login.status, await login.clone().text()).toBe(302);
-      const approved = await fetch(login.headers.get("location") ?? "", { redirect: "manual" });
-      const back = new URL(approved.headers.get("location") ?? "");
-      for (const name of ["code", "state"]) writer.secrets.add(back.searchParams.get(name) ?? "");
-      const callback = `${back.pathname}${back.search}`;
+      const callback = await ssoCallbackThrough(writer, "acme", tokens.bob ?? "");
       const signedIn = await reader.request(callback, { token: tokens.bob });
       expect(signedIn.status, await signedIn.clone().text()).toBe(200);
       for (const issued of idp.issuedTokens) writer.secrets.add(issued);

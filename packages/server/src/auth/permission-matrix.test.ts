@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { git } from "../test-support/git-client.js";
+import { git, sshCommand } from "../test-support/git-client.js";
 import { startHub, type TestHub } from "../test-support/hub-process.js";
 
 /*
@@ -278,7 +278,7 @@ describe("one access model across the HTTP API and git over HTTPS", () => {
         json: { key: readFileSync(`${keyFile}.pub`, "utf8") },
       });
       expect(added.status).toBe(201);
-      const ssh = `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+      const ssh = sshCommand(keyFile);
       const person: CredentialSpec = { name: "ssh key", args: [], scopes: ["repo:read", "repo:write"] };
       const mismatches: string[] = [];
       for (const repo of REPOS) {

@@ -8,7 +8,7 @@ import type { CommitResponse, RepoSummary } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config.js";
 import { createObjectStore } from "./lfs/create-object-store.js";
-import { git, withToken } from "../test-support/git-client.js";
+import { git, sshCommand, withToken } from "../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import { startMinio, type TestMinio } from "../test-support/minio.js";
 
@@ -149,7 +149,7 @@ describe("a hub process killed with SIGKILL mid-push and mid-upload, beside anot
     });
     expect(key.status).toBe(201);
     const sshEnv = {
-      GIT_SSH_COMMAND: `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`,
+      GIT_SSH_COMMAND: sshCommand(keyFile),
     };
     const sshClone = path.join(work, "ssh-clone");
     expect(

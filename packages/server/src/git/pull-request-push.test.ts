@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ApiError, DiscussionDetails } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../test-support/databases.js";
-import { git, lfsGitConfig, withToken, type GitResult } from "../test-support/git-client.js";
+import { git, lfsGitConfig, sshCommand, type GitResult, withToken } from "../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 
 /**
@@ -30,7 +30,7 @@ describe.each(DIALECTS)("pushing to pull requests with the real git clients on %
   const sshUrl = () => `${hub.sshUrl}/${repoId}.git`;
   const viaSsh = (who: string, args: string[], cwd = work, env: Record<string, string> = {}) =>
     git(args, cwd, {
-      GIT_SSH_COMMAND: `ssh -i ${keyFiles[who] ?? ""} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`,
+      GIT_SSH_COMMAND: sshCommand(keyFiles[who] ?? ""),
       ...env,
     });
   const withLfs = (args: string[], cwd: string) => git(args, cwd, { GIT_CONFIG_GLOBAL: lfsConfig });

@@ -46,6 +46,14 @@ export function withToken(url: string, token: string): string {
 }
 
 /**
+ * GIT_SSH_COMMAND for a test's key: only that key, no host key checks or known-hosts file (the test hub's
+ * host key is new every run), errors only, and never a prompt.
+ */
+export function sshCommand(keyFile: string): string {
+  return `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+}
+
+/**
  * A global git configuration with git-lfs's filters (what `git lfs install`
  * writes), in a file of the test's own, so the tests never touch the user's.
  * Returns its path, for GIT_CONFIG_GLOBAL.

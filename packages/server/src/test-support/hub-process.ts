@@ -280,6 +280,26 @@ interface ApiHarness {
   request(pathname: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
 }
 
+/**
+ * Starts an organization's SSO sign-in through `hub` and lets the provider (a fake that approves at once)
+ * answer it: the callback path the browser would be sent back to, its code and state remembered as secrets.
+ */
+export async function ssoCallbackThrough(
+  hub: ApiHarness,
+  organization: string,
+  token: string,
+): Promise<string> {
+  const login = await hub.request(`/api/organizations/${organization}/sso/login`, {
+    token,
+    redirect: "manual",
+  });
+  expect(login.status, await login.clone().text()).toBe(302);
+  const approved = await fetch(login.headers.get("location") ?? "", { redirect: "manual" });
+  const back = new URL(approved.headers.get("location") ?? "");
+  for (const name of ["code", "state"]) hub.secrets.add(back.searchParams.get(name) ?? "");
+  return `${back.pathname}${back.search}`;
+}
+
 /** Reauthenticates a token with the account password, as token management requires. */
 export async function reauthenticateThrough(hub: ApiHarness, token: string, password: string): Promise<void> {
   const response = await hub.request("/api/auth/reauthenticate", {

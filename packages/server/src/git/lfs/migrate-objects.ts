@@ -86,14 +86,17 @@ export async function migrateObjects(
   );
 
   for (const namespace of namespaces) {
-    const name = typeof namespace === "string" ? namespace : namespace.name;
-    const source = typeof namespace === "string" ? from.namespace(name) : namespace.from;
+    const {
+      name,
+      from: source,
+      namedBySha256 = false,
+    } = typeof namespace === "string" ? { name: namespace, from: from.namespace(namespace) } : namespace;
     const target: NamespacedObjects = to.namespace(name);
     await eachConcurrently(source.list(), (object) =>
       attempt(name, object, async () => {
         const bytes = await buffer(source.read(object.key));
         const expected = createHash("sha256").update(bytes).digest("hex");
-        if (typeof namespace !== "string" && namespace.namedBySha256 && expected !== object.key)
+        if (namedBySha256 && expected !== object.key)
           throw new Error("The content does not hash to its name.");
         const verified = async () => {
           if ((await target.size(object.key)) !== bytes.length) return false;

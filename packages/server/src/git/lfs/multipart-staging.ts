@@ -114,35 +114,26 @@ export function createMultipartStaging(dataDir: string): MultipartStaging {
       const leftovers = { removed: 0, freedBytes: 0 };
       const entries = async (dir: string) =>
         (await readdir(dir).catch(() => [] as string[])).map((name) => path.join(dir, name));
-      for (const repository of await entries(root)) {
-        let emptied = false;
-        for (const object of await entries(repository)) {
-          let removed = false;
-          for (const upload of await entries(object)) {
-            if (signal?.aborted) return leftovers;
-            // The upload's newest write: a part being written is a temporary file in it, fresh.
-            let newest = (await stat(upload).catch(() => null))?.mtimeMs ?? 0;
-            let bytes = 0;
-            for (const file of await entries(upload)) {
-              const info = await stat(file).catch(() => null);
-              newest = Math.max(newest, info?.mtimeMs ?? 0);
-              bytes += info?.size ?? 0;
-            }
-            if (newest >= before.getTime()) continue;
-            await rm(upload, { recursive: true, force: true });
-            leftovers.removed++;
-            leftovers.freedBytes += bytes;
-            removed = true;
-          }
-          // A directory this pass emptied goes too (rmdir keeps one a new upload has written to meanwhile).
-          if (removed)
-            emptied =
-              (await rmdir(object).then(
-                () => true,
-                () => false,
-              )) || emptied;
-        }
-        if (emptied) await rmdir(repository).catch(() => {});
+      // Every upload: `<repository>/<oid>/<session>`.
+      const repositories = await entries(root);
+      const objects = (await Promise.all(repositories.map(entries))).flat();
+      const uploads = (await Promise.all(objects.map(entries))).flat();
+      for (const upload of uploads) {
+        if (signal?.aborted) break;
+        // The upload's newest write: a part being written is a temporary file in it, fresh.
+        const infos = await Promise.all(
+          [upload, ...(await entries(upload))].map((at) => stat(at).catch(() => null)),
+        );
+        const newest = Math.max(0, ...infos.map((info) => info?.mtimeMs ?? 0));
+        if (newest >= before.getTime()) continue;
+        await rm(upload, { recursive: true, force: true });
+        leftovers.removed++;
+        leftovers.freedBytes += infos.slice(1).reduce((sum, info) => sum + (info?.size ?? 0), 0);
+        // The directories above it go too once empty (rmdir keeps one a new upload has written to meanwhile).
+        const object = path.dirname(upload);
+        await rmdir(object)
+          .then(() => rmdir(path.dirname(object)))
+          .catch(() => {});
       }
       return leftovers;
     },

@@ -4,12 +4,12 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { COMPLETING, measuringPart, type MultipartStaging } from "./multipart-staging.js";
+import { listObjects, statusOf } from "./s3-listing.js";
 
 const MiB = 1024 * 1024;
 
@@ -18,11 +18,6 @@ export interface S3MultipartStagingOptions {
   bucket: string;
   /** Prepended to every key: empty or ending in `/`. */
   prefix: string;
-}
-
-/** The HTTP status of an SDK error, if it came from the service. */
-function statusOf(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 }
 
 /**
@@ -117,40 +112,22 @@ export function createS3MultipartStaging({
     },
 
     async discard(repositoryId, oid, session) {
-      const dir = dirOf(repositoryId, oid, session);
-      let token: string | undefined;
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: dir, ContinuationToken: token }),
-        );
-        // One by one: a part and its ETag each, and DeleteObjects needs a checksum header not every service takes.
-        for (const item of page.Contents ?? [])
-          if (item.Key) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.Key }));
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
+      // One by one: a part and its ETag each, and DeleteObjects needs a checksum header not every service takes.
+      for await (const item of listObjects(client, bucket, dirOf(repositoryId, oid, session)))
+        if (item.Key) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: item.Key }));
     },
 
     async removeLeftovers(before, signal) {
       // Every staged key by its upload (`…/<repository>/<oid>/<session>/`), with the upload's newest write.
       const uploads = new Map<string, { newest: number; keys: string[]; bytes: number }>();
-      let token: string | undefined;
-      for (;;) {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: root, ContinuationToken: token }),
-        );
-        for (const item of page.Contents ?? []) {
-          if (!item.Key) continue;
-          const upload = item.Key.slice(0, item.Key.lastIndexOf("/") + 1);
-          const entry = uploads.get(upload) ?? { newest: 0, keys: [], bytes: 0 };
-          entry.newest = Math.max(entry.newest, item.LastModified?.getTime() ?? Date.now());
-          entry.keys.push(item.Key);
-          entry.bytes += item.Size ?? 0;
-          uploads.set(upload, entry);
-        }
-        // A page that does not move the token on ends the listing rather than repeating it forever.
-        const next = page.IsTruncated ? page.NextContinuationToken : undefined;
-        if (!next || next === token) break;
-        token = next;
+      for await (const item of listObjects(client, bucket, root)) {
+        if (!item.Key) continue;
+        const upload = item.Key.slice(0, item.Key.lastIndexOf("/") + 1);
+        const entry = uploads.get(upload) ?? { newest: 0, keys: [], bytes: 0 };
+        entry.newest = Math.max(entry.newest, item.LastModified?.getTime() ?? Date.now());
+        entry.keys.push(item.Key);
+        entry.bytes += item.Size ?? 0;
+        uploads.set(upload, entry);
       }
       const leftovers = { removed: 0, freedBytes: 0 };
       for (const { newest, keys, bytes } of uploads.values()) {

@@ -7,7 +7,6 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
-  ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
   type S3Client,
@@ -23,6 +22,7 @@ import {
   type SignedDownload,
   type StoredObject,
 } from "./object-store.js";
+import { listObjects, statusOf } from "./s3-listing.js";
 import { verifyingStream } from "./verifying-stream.js";
 
 const MiB = 1024 * 1024;
@@ -42,11 +42,6 @@ export interface S3ObjectStoreOptions {
   prefix: string;
   /** Whether the store offers `signedDownloadUrl`, so downloads go straight to it. */
   presignedDownloads: boolean;
-}
-
-/** The HTTP status of an SDK error, if it came from the service. */
-function statusOf(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 }
 
 /** RFC 6266: an ASCII fallback name and the exact name in UTF-8. */
@@ -121,19 +116,12 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): ObjectStore 
   }
 
   async function* listUnder(dir: string, pattern: RegExp): AsyncIterable<StoredObject> {
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: dir, ContinuationToken: token }),
-      );
-      for (const item of page.Contents ?? []) {
-        const key = item.Key?.slice(item.Key.lastIndexOf("/") + 1) ?? "";
-        // Only `ab/cd/<key>` right under the directory: a namespace nested below it is not part of it.
-        if (pattern.test(key) && item.Key === `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`)
-          yield { key, size: item.Size ?? 0 };
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    for await (const item of listObjects(client, bucket, dir)) {
+      const key = item.Key?.slice(item.Key.lastIndexOf("/") + 1) ?? "";
+      // Only `ab/cd/<key>` right under the directory: a namespace nested below it is not part of it.
+      if (pattern.test(key) && item.Key === `${dir}${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`)
+        yield { key, size: item.Size ?? 0 };
+    }
   }
 
   /**

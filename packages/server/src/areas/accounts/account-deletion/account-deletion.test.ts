@@ -18,7 +18,7 @@ import { openDatabase, type Db } from "../../../db/database.js";
 import { foreignKeysTo } from "../../../db/foreign-keys.js";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { FakeProvider, writeProvidersFile } from "../../../test-support/fake-provider.js";
-import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
+import { git, lfsGitConfig, sshCommand, withToken } from "../../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 import { WebhookReceiver } from "../../../test-support/webhook-receiver.js";
 
@@ -55,7 +55,7 @@ describe.each(DIALECTS)("deleting an account on %s", (dialect) => {
     hub.request("/api/me/account", { method: "DELETE", token, json, headers });
   const ssh = (args: string[], cwd = work) =>
     git(args, cwd, {
-      GIT_SSH_COMMAND: `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`,
+      GIT_SSH_COMMAND: sshCommand(keyFile),
     });
   const withLfs = (args: string[], cwd = work) =>
     git(args, cwd, { GIT_CONFIG_GLOBAL: lfsGitConfig(work, false) });

@@ -8,13 +8,21 @@ import type { NamespacedObjects, StoredObject } from "../../../git/lfs/object-st
 export const AVATAR_NAMESPACE = "avatars";
 const SHA256_PATTERN = /^[0-9a-f]{64}$/;
 
-/** The avatars stored in the data dir (`<dataDir>/avatars/ab/<sha256>`), as `hubd storage migrate` reads them. */
+/** An avatar's name, refused unless it is a SHA-256 in hex. */
+function checked(sha256: string): string {
+  if (!SHA256_PATTERN.test(sha256)) throw new Error("An avatar is named by its SHA-256.");
+  return sha256;
+}
+
+/** Where the data dir keeps an avatar: `<dataDir>/avatars/ab/<sha256>`. */
+function avatarPath(dataDir: string, sha256: string): string {
+  return path.join(dataDir, "avatars", sha256.slice(0, 2), checked(sha256));
+}
+
+/** The avatars stored in the data dir, as `hubd storage migrate` reads them. */
 export function localAvatars(dataDir: string): Pick<NamespacedObjects, "list" | "read"> {
   const root = path.join(dataDir, "avatars");
-  const pathOf = (sha256: string) => {
-    if (!SHA256_PATTERN.test(sha256)) throw new Error(`Not an avatar's name: ${sha256}`);
-    return path.join(root, sha256.slice(0, 2), sha256);
-  };
+  const pathOf = (sha256: string) => avatarPath(dataDir, sha256);
   return {
     async *list(): AsyncIterable<StoredObject> {
       for (const fanout of (await readdir(root).catch(() => [] as string[])).sort()) {
@@ -39,12 +47,7 @@ export function localAvatars(dataDir: string): Pick<NamespacedObjects, "list" | 
  * data dir before the hub moved to the store is still read from the data dir.
  */
 export function createAvatarStore(dataDir: string, objects: NamespacedObjects | null = null) {
-  const root = path.join(dataDir, "avatars");
-  const checked = (sha256: string) => {
-    if (!SHA256_PATTERN.test(sha256)) throw new Error("An avatar is named by its SHA-256.");
-    return sha256;
-  };
-  const pathOf = (sha256: string) => path.join(root, sha256.slice(0, 2), checked(sha256));
+  const pathOf = (sha256: string) => avatarPath(dataDir, sha256);
 
   async function readLocal(sha256: string): Promise<Buffer | null> {
     try {

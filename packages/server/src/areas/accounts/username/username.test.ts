@@ -13,7 +13,7 @@ import type {
 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
+import { git, lfsGitConfig, sshCommand, withToken } from "../../../test-support/git-client.js";
 import { startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 import { WebhookReceiver } from "../../../test-support/webhook-receiver.js";
@@ -38,7 +38,7 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
     hub.request("/api/me/profile/username", { method: "POST", token, json });
   const viaSsh = (args: string[], cwd = work) =>
     git(args, cwd, {
-      GIT_SSH_COMMAND: `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`,
+      GIT_SSH_COMMAND: sshCommand(keyFile),
     });
 
   beforeAll(async () => {
@@ -302,7 +302,7 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
       json: { key: readFileSync(`${bobKey}.pub`, "utf8") },
     });
     const hidden = await git(["ls-remote", `${hub.sshUrl}/alice/secret.git`], work, {
-      GIT_SSH_COMMAND: `ssh -i ${bobKey} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`,
+      GIT_SSH_COMMAND: sshCommand(bobKey),
     });
     expect(hidden.code).not.toBe(0);
     expect(hidden.stderr).toContain("alice/secret was not found");
@@ -327,7 +327,7 @@ describe.each(DIALECTS)("changing the username on %s", (dialect) => {
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(path.join(work, "lfs-again", "weights.safetensors")).equals(weights)).toBe(true);
 
-    const ssh = `ssh -i ${keyFile} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+    const ssh = sshCommand(keyFile);
     const sshClone = await lfs(["clone", "-q", `${hub.sshUrl}/alice/secret.git`, "lfs-ssh"], work, {
       GIT_SSH_COMMAND: ssh,
     });

@@ -4,6 +4,7 @@ import { openDatabase, type Db } from "../../../db/database.js";
 import { DIALECTS } from "../../../test-support/databases.js";
 import { FakeOpenIdProvider } from "../../../test-support/fake-openid-provider.js";
 import { readJson, startInProcessHub, type InProcessHub } from "../../../test-support/hub-inprocess.js";
+import { ssoCallbackThrough } from "../../../test-support/hub-process.js";
 
 const USERS = ["alice", "bob", "carol", "dave", "erin", "olga", "wendy", "rita"] as const;
 type User = (typeof USERS)[number];
@@ -485,15 +486,7 @@ describe.each(DIALECTS)("the notifications inbox on %s", (dialect) => {
     );
     // Olga signs in with the provider; wendy does not.
     idp.user = { subject: "olga-at-acme", email: "olga@example.com" };
-    const login = await hub.request("/api/organizations/acme/sso/login", {
-      token: t.olga,
-      redirect: "manual",
-    });
-    expect(login.status, await login.clone().text()).toBe(302);
-    const approved = await fetch(login.headers.get("location") ?? "", { redirect: "manual" });
-    const back = new URL(approved.headers.get("location") ?? "");
-    for (const name of ["code", "state"]) hub.secrets.add(back.searchParams.get(name) ?? "");
-    await ok(hub.request(`${back.pathname}${back.search}`, { token: t.olga }));
+    await ok(hub.request(await ssoCallbackThrough(hub, "acme", t.olga ?? ""), { token: t.olga }));
     for (const issued of idp.issuedTokens) hub.secrets.add(issued);
 
     const num = await open("olga", "acme/private", { title: "Behind SSO", description: "@wendy see this" });

@@ -15,7 +15,7 @@ import type {
 } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DIALECTS } from "../../../test-support/databases.js";
-import { git, lfsGitConfig, withToken } from "../../../test-support/git-client.js";
+import { git, lfsGitConfig, sshCommand, withToken } from "../../../test-support/git-client.js";
 import { readJson, startHub, type TestHub } from "../../../test-support/hub-process.js";
 
 const README = "# Gated weights\n";
@@ -477,7 +477,7 @@ describe.each(DIALECTS)("gated repositories on %s", (dialect) => {
   });
 
   it("guards SSH clones the same way; writers grant access to someone who did not ask", async () => {
-    const ssh = `ssh -i ${daveKey} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes`;
+    const ssh = sshCommand(daveKey);
     const sshClone = (dir: string) =>
       git(["clone", "-q", `${hub.sshUrl}/alice/manual.git`, dir], work, {
         GIT_SSH_COMMAND: ssh,
