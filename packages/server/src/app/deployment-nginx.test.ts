@@ -22,6 +22,15 @@ function documentedConfig(): string {
   return match[1];
 }
 
+/** A listener that keeps `port` taken until it is closed. */
+function holdPort(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
 async function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -52,6 +61,9 @@ describe("the deployment page's nginx configuration, in front of two hub process
 
   beforeAll(async () => {
     [hubPort = 0, routerPort = 0] = await freePorts(2);
+    // Held until nginx starts: MinIO and two hubs start first, and another test's process must not take the
+    // ports meanwhile (nginx would then fail to bind while the test talked to that process).
+    const held = await Promise.all([hubPort, routerPort].map(holdPort));
     const publicUrl = `http://127.0.0.1:${hubPort}`;
     minio = await startMinio();
     first = await startHub({
@@ -102,6 +114,7 @@ http {
 }
 `,
     );
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
     const child = spawn(
       NGINX,
       ["-p", `${prefix}/`, "-c", path.join(prefix, "nginx.conf"), "-g", "daemon off;"],
