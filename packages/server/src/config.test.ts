@@ -3,8 +3,25 @@ import { ConfigError, objectStoreConfig } from "./config.js";
 
 describe("the object store's settings", () => {
   it("keeps objects in the data dir unless HUB_OBJECT_STORE names a bucket", () => {
-    expect(objectStoreConfig({})).toEqual({ kind: "local" });
-    expect(objectStoreConfig({ HUB_OBJECT_STORE: "local" })).toEqual({ kind: "local" });
+    expect(objectStoreConfig({})).toEqual({ kind: "local", accelRedirect: null });
+    expect(objectStoreConfig({ HUB_OBJECT_STORE: "local" })).toEqual({ kind: "local", accelRedirect: null });
+  });
+
+  it("names nginx's internal location for the local store's files, and refuses one that is no URI prefix", () => {
+    expect(objectStoreConfig({ HUB_ACCEL_REDIRECT: "/_hub_lfs/" })).toEqual({
+      kind: "local",
+      accelRedirect: "/_hub_lfs/",
+    });
+    expect(objectStoreConfig({ HUB_ACCEL_REDIRECT: "/internal/hub-lfs/" })).toMatchObject({
+      accelRedirect: "/internal/hub-lfs/",
+    });
+    for (const bad of ["_hub_lfs/", "/_hub_lfs", "/", "/a/../b/", "/a b/", "/a?x=1/", "http://nginx/x/"]) {
+      expect(() => objectStoreConfig({ HUB_ACCEL_REDIRECT: bad }), bad).toThrow(/^HUB_ACCEL_REDIRECT must/);
+    }
+    // With a bucket, downloads already bypass the hub: the two settings together are a mistake to say.
+    expect(() =>
+      objectStoreConfig({ HUB_OBJECT_STORE: "s3://bucket", HUB_ACCEL_REDIRECT: "/_hub_lfs/" }),
+    ).toThrow(/^HUB_ACCEL_REDIRECT applies to the local object store/);
   });
 
   it("reads a bucket, a prefix, the endpoint, path style and credentials", () => {

@@ -20,7 +20,14 @@ export interface S3Credentials {
  * (`HUB_OBJECT_STORE=s3://bucket/prefix`; docs/storage.md).
  */
 export type ObjectStoreConfig =
-  | { kind: "local" }
+  | {
+      kind: "local";
+      /**
+       * The URI prefix under which a front nginx serves `DATA_DIR/lfs/` from an `internal` location
+       * (`HUB_ACCEL_REDIRECT`), or null: downloads through that nginx are then sent by nginx (X-Accel-Redirect).
+       */
+      accelRedirect?: string | null;
+    }
   | {
       kind: "s3";
       bucket: string;
@@ -235,10 +242,30 @@ function endpointUrl(env: Env, name: string): string | null {
   return parsed.href.replace(/\/$/, "");
 }
 
+/** A URI path prefix of nginx's, such as `/_hub_lfs/`: it starts and ends with `/` and holds no `..`, `?` or `#`. */
+function accelRedirectPrefix(raw: string): string {
+  if (
+    !/^\/(?:[A-Za-z0-9._~-]+\/)+$/.test(raw) ||
+    raw.split("/").some((part) => part === "." || part === "..")
+  ) {
+    throw new ConfigError(
+      `HUB_ACCEL_REDIRECT must be the URI prefix of nginx's internal location for DATA_DIR/lfs/, such as /_hub_lfs/ (starting and ending with /); got "${raw}".`,
+    );
+  }
+  return raw;
+}
+
 /** `HUB_OBJECT_STORE` and the `HUB_S3_*` settings; credentials come from `AWS_*` or the SDK's usual sources. */
 export function objectStoreConfig(env: Env): ObjectStoreConfig {
   const raw = env.HUB_OBJECT_STORE;
-  if (!raw || raw === "local") return { kind: "local" };
+  const accel = env.HUB_ACCEL_REDIRECT;
+  if (!raw || raw === "local")
+    return { kind: "local", accelRedirect: accel ? accelRedirectPrefix(accel) : null };
+  if (accel) {
+    throw new ConfigError(
+      "HUB_ACCEL_REDIRECT applies to the local object store; with HUB_OBJECT_STORE=s3://… downloads go to presigned URLs of the store. Unset one of them.",
+    );
+  }
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
   const prefix = (match?.[2] ?? "").replace(/\/+$/, "");
   if (!match?.[1] || prefix.startsWith("/") || prefix.includes("//")) {

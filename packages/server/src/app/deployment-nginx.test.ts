@@ -1,46 +1,15 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Health } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, lfsGitConfig, withToken } from "../test-support/git-client.js";
 import { freePorts, readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import { startMinio, type TestMinio } from "../test-support/minio.js";
+import { documentedNginxBlock, holdPort, startNginx, type TestNginx } from "../test-support/nginx.js";
 
-const DEPLOYMENT_DOC = fileURLToPath(new URL("../../../../docs/deployment.md", import.meta.url));
-const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((file) => existsSync(file)) ?? "nginx";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
-
-/** The nginx block of docs/deployment.md, as the page shows it. */
-function documentedConfig(): string {
-  const match = /```nginx\n([\s\S]*?)```/.exec(readFileSync(DEPLOYMENT_DOC, "utf8"));
-  if (!match?.[1]) throw new Error("docs/deployment.md has no nginx block");
-  return match[1];
-}
-
-/** A listener that keeps `port` taken until it is closed. */
-function holdPort(port: number): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve(server));
-  });
-}
-
-async function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
 
 /**
  * The nginx configuration of docs/deployment.md, run as written (only the
@@ -52,12 +21,11 @@ describe("the deployment page's nginx configuration, in front of two hub process
   let first: TestHub;
   let second: TestHub;
   let minio: TestMinio;
-  let nginx: ChildProcess | null = null;
+  let nginx: TestNginx | null = null;
   let work: string;
   let hubPort = 0;
   let routerPort = 0;
   let token: string;
-  let nginxLog = "";
 
   beforeAll(async () => {
     [hubPort = 0, routerPort = 0] = await freePorts(2);
@@ -83,11 +51,8 @@ describe("the deployment page's nginx configuration, in front of two hub process
     second = await startHub({ sharing: first });
 
     work = mkdtempSync(path.join(os.tmpdir(), "hub-nginx-"));
-    const prefix = path.join(work, "nginx");
-    for (const sub of ["logs", "body", "proxy", "fastcgi", "uwsgi", "scgi"])
-      mkdirSync(path.join(prefix, sub), { recursive: true });
     const host = (url: string) => new URL(url).host;
-    const site = documentedConfig()
+    const site = documentedNginxBlock(/^upstream hub \{/)
       .replace("server 10.0.0.11:8080", `server ${host(first.url)}`)
       .replace("server 10.0.0.12:8080", `server ${host(second.url)}`)
       .replace("server 10.0.0.11:8082", `server ${host(first.routerUrl)}`)
@@ -95,51 +60,14 @@ describe("the deployment page's nginx configuration, in front of two hub process
       .replace("listen 80;", `listen 127.0.0.1:${hubPort};`)
       .replace("listen 81;", `listen 127.0.0.1:${routerPort};`);
     expect(site).not.toMatch(/10\.0\.0\.|listen 8[01];/);
-    writeFileSync(path.join(prefix, "hub.conf"), site);
-    writeFileSync(
-      path.join(prefix, "nginx.conf"),
-      `${process.getuid?.() === 0 ? "user root;" : ""}
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/logs/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  include ${prefix}/hub.conf;
-}
-`,
-    );
-    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
-    const child = spawn(
-      NGINX,
-      ["-p", `${prefix}/`, "-c", path.join(prefix, "nginx.conf"), "-g", "daemon off;"],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    nginx = child;
-    child.stdout?.on("data", (chunk: Buffer) => (nginxLog += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (nginxLog += chunk.toString()));
-    for (let attempt = 0; !(await canConnect(hubPort)); attempt++) {
-      if (child.exitCode !== null || attempt > 100) throw new Error(`nginx did not start:\n${nginxLog}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    nginx = await startNginx(work, site, { port: hubPort, held });
 
     await first.createUser("alice");
     token = await first.createToken("alice");
     lfsGitConfig(work, false);
   });
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((resolve) => nginx?.once("exit", resolve));
-      nginx.kill("SIGQUIT");
-      await exited;
-    }
+    await nginx?.stop();
     await second?.stop();
     await first?.stop();
     await minio?.stop();

@@ -6,7 +6,16 @@ export interface RangedBody {
   size: number;
   /** Opens the content, or the inclusive byte range of it. */
   open(range?: { start: number; end: number }): Readable;
+  /** Where a front nginx can send the same bytes from itself (`ObjectStore.internalRedirect`). */
+  internalRedirect?: string;
 }
+
+/**
+ * The request header by which a front proxy says it sends the file an `X-Accel-Redirect` answer names (the
+ * convention of Rack::Sendfile); nginx sets it for the hub with `proxy_set_header`. A request that came
+ * straight to the hub has none, so it gets the bytes from the hub whatever the configuration.
+ */
+const SENDFILE_TYPE = "x-sendfile-type";
 
 /**
  * Sends a body whole, or the single range a `Range: bytes=a-b`, `bytes=a-` or
@@ -18,6 +27,15 @@ export function sendRanged(
   rangeHeader: string | undefined,
 ): FastifyReply {
   const { size } = body;
+  if (
+    body.internalRedirect !== undefined &&
+    reply.request.method === "GET" &&
+    reply.request.headers[SENDFILE_TYPE] === "X-Accel-Redirect"
+  ) {
+    // nginx answers from the file with sendfile, ranges included; the headers set so far reach the client
+    // through the internal location's add_header lines (docs/deployment.md).
+    return reply.header("x-accel-redirect", body.internalRedirect).send();
+  }
   // HEAD reads nothing: an empty stream keeps the Content-Length that says how much GET would send.
   const open = (range?: { start: number; end: number }) =>
     reply.request.method === "HEAD" ? Readable.from([]) : body.open(range);

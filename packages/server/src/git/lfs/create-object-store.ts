@@ -25,7 +25,8 @@ export function createS3Client(config: S3Config, endpoint = config.endpoint): S3
 /** The one object store of a hub, as configured (`HUB_OBJECT_STORE`, docs/storage.md); every surface and command shares it. */
 export function createObjectStore(config: Pick<Config, "dataDir" | "objectStore">): ObjectStore {
   const settings = config.objectStore;
-  if (settings.kind === "local") return createLocalObjectStore(config.dataDir);
+  if (settings.kind === "local")
+    return createLocalObjectStore(config.dataDir, { accelRedirect: settings.accelRedirect ?? null });
   return createS3ObjectStore({
     client: createS3Client(settings),
     ...(settings.publicEndpoint ? { presignClient: createS3Client(settings, settings.publicEndpoint) } : {}),

@@ -261,7 +261,12 @@ export function createLfsService(deps: LfsServiceDeps) {
     const size = (await lfsObjectsRepository.linked(db, repo.row.id, [grant.oid])).get(grant.oid);
     if (size === undefined || (await store.size(grant.oid)) !== size)
       throw new HubError(404, "lfs_object_not_found", "Object does not exist in this repository.");
-    return { size, open: (range) => store.read(grant.oid, range) };
+    const internalRedirect = store.internalRedirect?.(grant.oid);
+    return {
+      size,
+      open: (range) => store.read(grant.oid, range),
+      ...(internalRedirect ? { internalRedirect } : {}),
+    };
   }
 
   return { batch, admitTransfer, uploadObject, uploadPart, completeUpload, verifyObject, download };

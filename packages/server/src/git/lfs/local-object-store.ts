@@ -88,15 +88,25 @@ function localNamespace(root: string, name: string): NamespacedObjects {
   };
 }
 
-/** LFS objects as files under `lfs/objects/ab/cd/<oid>`, written to a temporary file and renamed in once verified. */
-export function createLocalObjectStore(dataDir: string): ObjectStore {
+/**
+ * LFS objects as files under `lfs/objects/ab/cd/<oid>`, written to a temporary file and renamed in once
+ * verified. With `accelRedirect`, the URI prefix of a front nginx's internal location for `lfs/`, downloads
+ * can be handed to that nginx (`internalRedirect`).
+ */
+export function createLocalObjectStore(
+  dataDir: string,
+  { accelRedirect = null }: { accelRedirect?: string | null } = {},
+): ObjectStore {
   const root = path.join(dataDir, "lfs");
-  const pathOf = (oid: string) => {
+  const relativePath = (oid: string) => {
     if (!OID_PATTERN.test(oid)) throw new Error(`Not an LFS object id: ${oid}`);
-    return path.join(root, "objects", oid.slice(0, 2), oid.slice(2, 4), oid);
+    return `objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`;
   };
+  const pathOf = (oid: string) => path.join(root, ...relativePath(oid).split("/"));
 
   return {
+    ...(accelRedirect ? { internalRedirect: (oid: string) => `${accelRedirect}${relativePath(oid)}` } : {}),
+
     // The data dir is where objects are written: it must be there, readable and writable (a mounted volume).
     async reachable() {
       await access(dataDir, constants.R_OK | constants.W_OK);

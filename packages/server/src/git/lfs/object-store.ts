@@ -82,6 +82,11 @@ export interface ObjectStore {
    * grant, valid until it expires, as the hub's own signed hrefs are.
    */
   signedDownloadUrl?(oid: string, options: SignedDownload): Promise<string>;
+  /**
+   * The URI a front nginx serves the object's file from (`X-Accel-Redirect`), present only on the local store
+   * when the operator named nginx's internal location (`HUB_ACCEL_REDIRECT`). Callers check access first.
+   */
+  internalRedirect?(oid: string): string;
   /** Resolves once one cheap call reached the store (a health check's), or throws why not; `signal` gives up. */
   reachable(signal: AbortSignal): Promise<void>;
   /**

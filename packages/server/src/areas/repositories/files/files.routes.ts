@@ -402,7 +402,16 @@ export function filesRoutes({
           });
           return reply.status(302).header("location", location).send();
         }
-        return sendRanged(reply, { size, open: (range) => store.read(oid, range) }, request.headers.range);
+        const internalRedirect = store.internalRedirect?.(oid);
+        return sendRanged(
+          reply,
+          {
+            size,
+            open: (range) => store.read(oid, range),
+            ...(internalRedirect ? { internalRedirect } : {}),
+          },
+          request.headers.range,
+        );
       }
       reply.header("etag", `"${entry.oid}"`);
       // HEAD reads no content; a small file's content came with its entry.
