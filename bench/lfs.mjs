@@ -98,6 +98,8 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
       HUB_GIT_PORT: String(gitPort),
       HUB_RATE_LIMIT: "1000000000",
       HUB_LOG_LEVEL: process.env.HUB_LOG_LEVEL ?? "info",
+      // Only requests nginx marks with X-Sendfile-Type are answered with X-Accel-Redirect (the "accel" path).
+      HUB_ACCEL_REDIRECT: "/_hub_lfs/",
     };
     const token = await benchToken(hubEnv, "write");
     // Node flags for the serving hub alone, to profile it (`--cpu-prof --cpu-prof-dir=...`) or try a change.
@@ -156,7 +158,14 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
       nginxBin,
       www,
       port: nginxPort,
+      hubGitPort: gitPort,
+      hubLfsDir: path.join(dataDir, "lfs"),
     });
+    /** The same signed href, reached through nginx's `/hub/` location (docs/deployment.md). */
+    const viaNginx = (href) => {
+      const url = new URL(href);
+      return `${nginx.url}/hub${url.pathname}${url.search}`;
+    };
 
     console.log(
       `\nGit LFS transfers: hub vs ${version(nginxBin, ["-v"]).replace(/^nginx version: /, "")} on loopback, ` +
@@ -247,7 +256,8 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
     });
     rmSync(path.join(www, "upload", "object.bin"), { force: true });
 
-    // Download: the hub's signed href against nginx's static file, with and without sendfile.
+    // Download: the hub's signed href against nginx's static file, with and without sendfile; and the same href
+    // through nginx in front of the hub, which then sends the file (X-Accel-Redirect, docs/deployment.md).
     const download = await scenario({
       key: "download",
       title: `Download: curl -o /dev/null of the ${sizeMiB} MiB object (GET)`,
@@ -263,6 +273,19 @@ export async function benchLfs({ runs = 3, warmup = 1, sizeMiB = 1024, seed = 1,
           transfer: ({ actions }) => curl([actions.download.href]),
           verify: async (_context, result) =>
             expect(result.downloaded === size, `the hub sent ${result.downloaded} of ${size} bytes`),
+        },
+        accel: {
+          serverPids: () => [hub.pid, ...nginx.pids()],
+          setup: async () => {
+            const { actions, ms } = await batch(lastHubRepo, "download");
+            return { actions, batchMs: ms };
+          },
+          transfer: ({ actions }) => curl([viaNginx(actions.download.href)]),
+          verify: async (_context, result) =>
+            expect(
+              result.downloaded === size,
+              `nginx sent ${result.downloaded} of ${size} bytes for the hub`,
+            ),
         },
         sendfile: {
           serverPids: () => nginx.pids(),
@@ -436,6 +459,7 @@ const LABELS = {
   upload: { hub: "hub signed href (hash + store)", nginx: "nginx WebDAV PUT" },
   download: {
     hub: "hub signed href",
+    accel: "hub behind nginx, X-Accel-Redirect",
     sendfile: "nginx static, sendfile on",
     copy: "nginx static, sendfile off",
   },
@@ -467,27 +491,34 @@ function printScenario({ key, title, runs, warmup, stats }) {
   const extra = [`batch ${hub.batchMs.toFixed(1)} ms`];
   if (hub.verifyMs !== undefined) extra.push(`verify ${hub.verifyMs.toFixed(1)} ms`);
   console.log(`hub requests around the transfer (medians, not in MB/s): ${extra.join(", ")}`);
-  for (const name of Object.keys(stats)) {
-    if (name === "hub") continue;
-    const ratio = hub.mbps / stats[name].mbps;
+  for (const [ours, reference, ratio] of ratios(key, stats)) {
     const target = TARGETS[key];
     console.log(
-      `ratio hub/${LABELS[key][name]}: ${ratio.toFixed(2)} (medians); ` +
+      `ratio ${LABELS[key][ours]}/${LABELS[key][reference]}: ${ratio.toFixed(2)} (medians); ` +
         `target >= ${target.toFixed(2)}: ${ratio >= target ? "met" : "MISSED"}`,
     );
   }
 }
 
+/**
+ * The hub's figures over nginx's: the hub alone against every nginx path, and the hub behind nginx
+ * (X-Accel-Redirect) against nginx's own sendfile, the same sending path.
+ */
+function ratios(key, stats) {
+  const references = Object.keys(stats).filter((name) => name !== "hub" && name !== "accel");
+  const pairs = references.map((reference) => ["hub", reference]);
+  if (stats.accel && stats.sendfile) pairs.push(["accel", "sendfile"]);
+  return pairs.map(([ours, reference]) => [ours, reference, stats[ours].mbps / stats[reference].mbps]);
+}
+
 function printSummary({ upload, download, client, memory }) {
   const rows = [];
   for (const s of [upload, download]) {
-    for (const name of Object.keys(s.stats)) {
-      if (name === "hub") continue;
-      const ratio = s.stats.hub.mbps / s.stats[name].mbps;
+    for (const [ours, name, ratio] of ratios(s.key, s.stats)) {
       const target = TARGETS[s.key];
       rows.push([
-        `${s.key} vs ${LABELS[s.key][name]}`,
-        s.stats.hub.mbps.toFixed(0),
+        `${s.key}${ours === "hub" ? "" : ` (${LABELS[s.key][ours]})`} vs ${LABELS[s.key][name]}`,
+        s.stats[ours].mbps.toFixed(0),
         s.stats[name].mbps.toFixed(0),
         ratio.toFixed(2),
         `>= ${target.toFixed(2)} ${ratio >= target ? "met" : "MISSED"}`,
@@ -550,7 +581,7 @@ function summarize(samples) {
  * to a temporary file in the same file system, renamed into place when whole). Each process is added to
  * `processes` as soon as it starts, so the caller can stop them whatever happens.
  */
-async function startFileServer(dir, processes, { nginxBin, www, port }) {
+async function startFileServer(dir, processes, { nginxBin, www, port, hubGitPort, hubLfsDir }) {
   const nginx = await startNginx(dir, processes, {
     nginxBin,
     port,
@@ -567,6 +598,18 @@ async function startFileServer(dir, processes, { nginxBin, www, port }) {
       root ${www};
       dav_methods PUT;
       client_body_temp_path ${dir}/body;
+    }
+    location /hub/ {
+      proxy_pass http://127.0.0.1:${hubGitPort}/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header X-Sendfile-Type X-Accel-Redirect;
+      proxy_buffering off;
+    }
+    location /_hub_lfs/ {
+      internal;
+      alias ${hubLfsDir}/;
+      sendfile on;
     }`,
   });
   return { url: nginx.url, pids: () => descendants([nginx.pid]) };
