@@ -32,8 +32,9 @@ const USAGE = `Usage: hubd <command>
                                           record the masked payment method on file (never a card number)
   billing payment-method remove USER      forget it
   storage migrate --to s3://BUCKET[/PREFIX]
-                                          copy the data dir's LFS and Xet objects to an S3-compatible store
-                                          (HUB_S3_* settings), verifying each; run it again after an interruption
+                                          copy the data dir's LFS and Xet objects and avatars to an
+                                          S3-compatible store (HUB_S3_* settings), verifying each; run it
+                                          again after an interruption
 
 Configuration comes from HUB_* environment variables; see docs/configuration.md.`;
 

@@ -73,7 +73,7 @@ if [ -n "$newest" ]; then
   # The pushed objects sit alone in the quarantine directory (git 2.11 and newer): list their sizes
   # from there, without walking history.
   if [ -z "$GIT_QUARANTINE_PATH" ]; then
-    echo "The hub needs git 2.11 or newer on the server to check pushes." >&2
+    echo "The hub needs git 2.38 or newer on the server (this git gives pushes no quarantine to check)." >&2
     exit 1
   fi
   # Sizes alone (timed on a push of 46k objects: 35 ms, against about 50 with their types); the few objects
