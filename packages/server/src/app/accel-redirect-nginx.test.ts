@@ -1,10 +1,18 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { logLinesSince, runPythonDriver } from "../test-support/hf-driver.js";
 import { freePorts, readJson, startHub, type TestHub } from "../test-support/hub-process.js";
 import { documentedNginxBlock, holdPort, startNginx, type TestNginx } from "../test-support/nginx.js";
+
+const CHECKOUT = fileURLToPath(new URL("../../../../", import.meta.url));
+const PYTHON = process.env.HUB_TEST_PYTHON ?? path.join(CHECKOUT, ".venv", "bin", "python");
+const XET_DRIVER = fileURLToPath(
+  new URL("../areas/repositories/xet/testdata/hf_xet_driver.py", import.meta.url),
+);
 
 type Batch = {
   objects: Array<{ actions?: Record<string, { href: string; header?: Record<string, string> }> }>;
@@ -154,6 +162,40 @@ describe("nginx sending LFS files for the hub (X-Accel-Redirect)", () => {
       `/_hub_lfs/objects/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`,
     );
     expect((await direct.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it("sends the xorb ranges the Python client (hf_xet) fetches from nginx", async () => {
+    expect(existsSync(PYTHON), `no Python with huggingface_hub and hf_xet at ${PYTHON}: run .ci/run`).toBe(
+      true,
+    );
+    const data = randomBytes(2 * 1024 * 1024 + 5);
+    const file = path.join(work, "xet.bin");
+    writeFileSync(file, data);
+    const python = (request: Record<string, unknown>) =>
+      runPythonDriver<Record<string, unknown>>(
+        PYTHON,
+        XET_DRIVER,
+        { repo_id: "alice/weights", ...request },
+        {
+          HOME: work,
+          HF_HOME: path.join(work, "hf"),
+          HF_ENDPOINT: `http://127.0.0.1:${port}`,
+          HF_TOKEN: token,
+          HF_HUB_DISABLE_TELEMETRY: "1",
+          HF_HUB_DISABLE_PROGRESS_BARS: "1",
+        },
+      );
+    const uploaded = await python({ op: "upload_file", path: file, path_in_repo: "xet.bin" });
+    expect(uploaded.xet).toBe(true);
+    const from = hub.logs.length;
+    const downloaded = await python({ op: "download", files: ["xet.bin"] });
+    expect(downloaded["xet.bin"]).toBe(createHash("sha256").update(data).digest("hex"));
+    // The hub answered each range fetch with X-Accel-Redirect (200, no body) and nginx sent the 206.
+    const fetches = logLinesSince<{ path?: string; status?: number }>(hub.logs, from).filter((line) =>
+      line.path?.includes("/fetch/"),
+    );
+    expect(fetches.length).toBeGreaterThan(0);
+    expect(fetches.map((line) => line.status)).toEqual(fetches.map(() => 200));
   });
 
   it("serves the bytes itself to a request that did not come through nginx", async () => {

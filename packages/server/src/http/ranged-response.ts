@@ -30,10 +30,12 @@ export function sendRanged(
   if (
     body.internalRedirect !== undefined &&
     reply.request.method === "GET" &&
-    reply.request.headers[SENDFILE_TYPE] === "X-Accel-Redirect"
+    reply.request.headers[SENDFILE_TYPE] === "X-Accel-Redirect" &&
+    rangeHeader === reply.request.headers.range
   ) {
-    // nginx answers from the file with sendfile, ranges included; the headers set so far reach the client
-    // through the internal location's add_header lines (docs/deployment.md).
+    // nginx answers from the file with sendfile, applying the request's own Range (so only when that is the
+    // range to send: a Xet fetch without one is sent its signed window by the hub); the headers set so far
+    // reach the client through the internal location's add_header lines (docs/deployment.md).
     return reply.header("x-accel-redirect", body.internalRedirect).send();
   }
   // HEAD reads nothing: an empty stream keeps the Content-Length that says how much GET would send.

@@ -50,13 +50,15 @@ async function* listFanout(dir: string, pattern: RegExp): AsyncIterable<StoredOb
  * temporary file and hard-linked into place: the link fails when the object is already there (another upload
  * of the same content won the race), which is fine, and never replaces it.
  */
-function localNamespace(root: string, name: string): NamespacedObjects {
+function localNamespace(root: string, name: string, accelRedirect: string | null): NamespacedObjects {
   checkNamespace(name);
-  const pathOf = (key: string) => {
+  const relativePath = (key: string) => {
     if (!NAMESPACED_KEY_PATTERN.test(key)) throw new Error(`Not a key of ${name}: ${key}`);
-    return path.join(root, ...name.split("/"), key.slice(0, 2), key.slice(2, 4), key);
+    return `${name}/${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
   };
+  const pathOf = (key: string) => path.join(root, ...relativePath(key).split("/"));
   return {
+    ...(accelRedirect ? { internalRedirect: (key: string) => `${accelRedirect}${relativePath(key)}` } : {}),
     size: (key) => sizeOf(pathOf(key)),
     async put(key, bytes) {
       const target = pathOf(key);
@@ -150,7 +152,7 @@ export function createLocalObjectStore(
 
     list: () => listFanout(path.join(root, "objects"), OID_PATTERN),
 
-    namespace: (name) => localNamespace(root, name),
+    namespace: (name) => localNamespace(root, name, accelRedirect),
 
     // Every write, of an object or a namespace's key, goes through a temporary file in `lfs/tmp/`; one that is
     // being written has a fresh modification time.

@@ -35,6 +35,8 @@ export interface NamespacedObjects {
   put(key: string, bytes: Uint8Array): Promise<boolean>;
   /** Streams an object, or the inclusive byte range of it. */
   read(key: string, range?: { start: number; end: number }): Readable;
+  /** As `ObjectStore.internalRedirect`: the URI a front nginx serves the object's file from, if configured. */
+  internalRedirect?(key: string): string;
   /** Deletes an object (one already gone is fine). */
   remove(key: string): Promise<void>;
   /** Every stored object with its size, in no particular order (`hubd storage migrate` copies them). */

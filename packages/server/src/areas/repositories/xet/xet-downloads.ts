@@ -170,7 +170,11 @@ export function createXetDownloads({ db, xorbs, catalog, serverKey, clock, casUr
     const size = await xorbs.size(xorbHash);
     if (size === null || end >= size)
       throw new HubError(404, "not_found", `Xorb ${xorbHash} is not stored, or not whole.`);
-    return { body: { size, open: (r) => xorbs.read(xorbHash, r) }, range: `bytes=${start}-${end}` };
+    const internalRedirect = xorbs.internalRedirect?.(xorbHash);
+    return {
+      body: { size, open: (r) => xorbs.read(xorbHash, r), ...(internalRedirect ? { internalRedirect } : {}) },
+      range: `bytes=${start}-${end}`,
+    };
   }
 
   return { dedupShard, reconstruction, fetchRange };
