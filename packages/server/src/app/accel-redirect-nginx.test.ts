@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { XetReconstruction, XetToken } from "@hub/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logLinesSince, runPythonDriver } from "../test-support/hf-driver.js";
 import { freePorts, readJson, startHub, type TestHub } from "../test-support/hub-process.js";
@@ -116,6 +117,7 @@ describe("nginx sending LFS files for the hub (X-Accel-Redirect)", () => {
     });
     expect(part.status).toBe(206);
     expect(part.headers.get("content-range")).toBe(`bytes 10-19/${content.length}`);
+    expect(part.headers.get("last-modified")).not.toBeNull();
     expect(Buffer.from(await part.arrayBuffer()).equals(content.subarray(10, 20))).toBe(true);
 
     // HEAD is the hub's own answer, as before.
@@ -153,7 +155,37 @@ describe("nginx sending LFS files for the hub (X-Accel-Redirect)", () => {
     const forged = await viaNginx("/alice/secret/resolve/main/model.bin", {
       headers: { "x-sendfile-type": "none" },
     });
+    expect(forged.headers.get("last-modified")).not.toBeNull();
     expect(Buffer.from(await forged.arrayBuffer()).equals(content)).toBe(true);
+    // Signed in without access, or with a tampered href: the hub refuses, and nginx sends nothing.
+    await hub.createUser("bob");
+    const bob = await hub.createToken("bob");
+    const stranger = await fetch(`http://127.0.0.1:${port}/alice/secret/resolve/main/model.bin`, {
+      headers: { authorization: `Bearer ${bob}` },
+    });
+    expect([403, 404]).toContain(stranger.status);
+    expect((await stranger.arrayBuffer()).byteLength).toBeLessThan(1000);
+    const batch = await viaNginx("/alice/weights.git/info/lfs/objects/batch", {
+      method: "POST",
+      headers: { "content-type": "application/vnd.git-lfs+json" },
+      body: JSON.stringify({ operation: "download", objects: [{ oid, size: content.length }] }),
+    });
+    const download = (await readJson<Batch>(batch)).objects[0]?.actions?.download;
+    const href = new URL(download?.href ?? "");
+    const tampered = [...href.searchParams.keys()].reduce((url, key) => {
+      url.searchParams.set(key, `${url.searchParams.get(key) ?? ""}x`);
+      return url;
+    }, new URL(href));
+    const refused = await fetch(tampered, { headers: download?.header });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect((await refused.arrayBuffer()).byteLength).toBeLessThan(1000);
+    // A conditional request is the hub's to answer: nginx would honour If-None-Match and If-Range itself.
+    const conditional = await viaNginx("/alice/weights/resolve/main/model.bin", {
+      headers: { "if-none-match": '"something-else"' },
+    });
+    expect(conditional.status).toBe(200);
+    expect(conditional.headers.get("last-modified")).toBeNull();
+    expect(Buffer.from(await conditional.arrayBuffer()).equals(content)).toBe(true);
     const direct = await hub.request("/alice/weights/resolve/main/model.bin", {
       token,
       headers: { "x-sendfile-type": "X-Accel-Redirect" },
@@ -196,6 +228,32 @@ describe("nginx sending LFS files for the hub (X-Accel-Redirect)", () => {
     );
     expect(fetches.length).toBeGreaterThan(0);
     expect(fetches.map((line) => line.status)).toEqual(fetches.map(() => 200));
+
+    // A signed fetch URL grants its window only, and the hub sends it itself whenever nginx might send more.
+    const head = await viaNginx("/alice/weights/resolve/main/xet.bin", { method: "HEAD" });
+    const links = head.headers.get("link") ?? "";
+    const tokenUrl = /<([^>]+)>; rel="xet-auth"/.exec(links)?.[1];
+    const reconstructionUrl = /<([^>]+)>; rel="xet-reconstruction-info"/.exec(links)?.[1];
+    expect(tokenUrl && reconstructionUrl, links).toBeTruthy();
+    const xetToken = await readJson<XetToken>(
+      await fetch(tokenUrl ?? "", { headers: { authorization: `Bearer ${token}` } }),
+    );
+    const plan = await readJson<XetReconstruction>(
+      await fetch(reconstructionUrl ?? "", { headers: { authorization: `Bearer ${xetToken.accessToken}` } }),
+    );
+    const [fetchInfo] = Object.values(plan.fetch_info).flat();
+    expect(fetchInfo?.url.startsWith(`http://127.0.0.1:${port}/`)).toBe(true);
+    const window = fetchInfo?.url_range ?? { start: 0, end: 0 };
+    // Without a Range the window is sent; with an If-Range nginx would drop the Range and send the whole xorb.
+    for (const [headers, bytes] of [
+      [{}, window.end - window.start + 1],
+      [{ range: `bytes=${window.start}-${window.start + 99}`, "if-range": '"not-this-one"' }, 100],
+    ] as const) {
+      const answer = await fetch(fetchInfo?.url ?? "", { headers });
+      expect(answer.status, JSON.stringify(headers)).toBe(206);
+      expect(answer.headers.get("last-modified")).toBeNull();
+      expect((await answer.arrayBuffer()).byteLength).toBe(bytes);
+    }
   });
 
   it("serves the bytes itself to a request that did not come through nginx", async () => {

@@ -306,7 +306,8 @@ async function main(argv: string[], io: AdminIo): Promise<number> {
     const to = str(values.to);
     if (!to?.startsWith("s3://")) throw new UsageError("storage migrate needs --to s3://BUCKET[/PREFIX].");
     const config = loadConfig(io.env);
-    const target = loadConfig({ ...io.env, HUB_OBJECT_STORE: to });
+    // The target is a bucket: the local store's nginx hand-off (HUB_ACCEL_REDIRECT) is no setting of it.
+    const target = loadConfig({ ...io.env, HUB_OBJECT_STORE: to, HUB_ACCEL_REDIRECT: "" });
     const done = (report: MigrationReport) => report.copied + report.present + report.failed.length;
     const report = await migrateObjects(
       createLocalObjectStore(config.dataDir),

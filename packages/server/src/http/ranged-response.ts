@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
 /** Something that can be sent whole or in part. */
 export interface RangedBody {
@@ -17,6 +17,26 @@ export interface RangedBody {
  */
 const SENDFILE_TYPE = "x-sendfile-type";
 
+/** Request headers with which nginx would answer otherwise than the hub: it honours them, the hub does not. */
+const CONDITIONAL = ["if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since"];
+
+/**
+ * Whether a front nginx, handed the request's file, sends exactly what the hub would: the request came
+ * through it (X-Sendfile-Type), asks for GET, names the range the hub would send (a Xet fetch without one is
+ * sent its signed window by the hub) and at most one, and has no conditional header. nginx ignores a Range
+ * whose If-Range does not match and sends the whole file, which for a xorb is more than the signed window.
+ */
+function nginxSendsTheSame(request: FastifyRequest, rangeHeader: string | undefined): boolean {
+  const { headers } = request;
+  return (
+    request.method === "GET" &&
+    headers[SENDFILE_TYPE] === "X-Accel-Redirect" &&
+    rangeHeader === headers.range &&
+    (rangeHeader === undefined || /^bytes=\d*-\d*$/.test(rangeHeader)) &&
+    CONDITIONAL.every((name) => headers[name] === undefined)
+  );
+}
+
 /**
  * Sends a body whole, or the single range a `Range: bytes=a-b`, `bytes=a-` or
  * `bytes=-n` header asks for (RFC 9110 §14), with 416 for one it cannot satisfy.
@@ -27,14 +47,8 @@ export function sendRanged(
   rangeHeader: string | undefined,
 ): FastifyReply {
   const { size } = body;
-  if (
-    body.internalRedirect !== undefined &&
-    reply.request.method === "GET" &&
-    reply.request.headers[SENDFILE_TYPE] === "X-Accel-Redirect" &&
-    rangeHeader === reply.request.headers.range
-  ) {
-    // nginx answers from the file with sendfile, applying the request's own Range (so only when that is the
-    // range to send: a Xet fetch without one is sent its signed window by the hub); the headers set so far
+  if (body.internalRedirect !== undefined && nginxSendsTheSame(reply.request, rangeHeader)) {
+    // nginx answers from the file with sendfile, applying the request's own Range; the headers set so far
     // reach the client through the internal location's add_header lines (docs/deployment.md).
     return reply.header("x-accel-redirect", body.internalRedirect).send();
   }

@@ -129,7 +129,14 @@ describe("migrating a data dir's objects to an S3 store", () => {
   it("runs as `hubd storage migrate --to s3://…`", async () => {
     const bucket = await minio.createBucket();
     const { HUB_OBJECT_STORE: _target, ...settings } = minio.env(bucket);
-    const env = { PATH: process.env.PATH, HOME: dataDir, HUB_DATA_DIR: dataDir, ...settings };
+    // The hub's usual environment, nginx hand-off included (a setting of the local store, not of the target).
+    const env = {
+      PATH: process.env.PATH,
+      HOME: dataDir,
+      HUB_DATA_DIR: dataDir,
+      HUB_ACCEL_REDIRECT: "/_hub_lfs/",
+      ...settings,
+    };
     // An avatar uploaded while the hub kept them in the data dir, and a temporary file a write left beside it.
     const avatar = randomBytes(2000);
     const avatarSha = await createAvatarStore(dataDir).put(avatar);
@@ -138,7 +145,9 @@ describe("migrating a data dir's objects to an S3 store", () => {
     expect(run.code, run.stderr).toBe(0);
     const bytes = contents.reduce((sum, content) => sum + content.length, 0) + 11_000 + avatar.length;
     expect(run.stdout).toBe(`copied 6 objects (${bytes} bytes), 0 already there and verified, 0 failed\n`);
-    const moved = createObjectStore(loadConfig({ ...env, HUB_OBJECT_STORE: `s3://${bucket}/moved` }));
+    const moved = createObjectStore(
+      loadConfig({ ...env, HUB_OBJECT_STORE: `s3://${bucket}/moved`, HUB_ACCEL_REDIRECT: "" }),
+    );
     await expectAllIn(moved);
     // A hub on the store reads the avatar from it, with the data dir it was stored in gone.
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), "hub-migrated-"));
