@@ -152,6 +152,7 @@ export async function benchRouter({
 
     const verdicts = judge(chat, ttfb, concurrencies);
     printVerdicts(verdicts);
+    printFloors(chat, ttfb, concurrencies);
     console.log(`reference figures from the issue: ${REFERENCE}`);
     printEndLoad();
     const summary = {
@@ -414,6 +415,21 @@ function judge(chat, ttfb, concurrencies) {
     });
   }
   return verdicts;
+}
+
+/**
+ * For context, not targets: what the pass-through proxy, which does nothing but forward, costs itself in the
+ * same run. A target tighter than the proxy's own cost cannot be met by any proxy on this machine.
+ */
+function printFloors(chat, ttfb, concurrencies) {
+  const lowest = Math.min(...concurrencies);
+  const proxyFirst = ttfb.proxy.p50 - ttfb.direct.p50;
+  const routerOverProxy = ttfb.router.p50 - ttfb.proxy.p50;
+  console.log(
+    `for context: the pass-through proxy alone adds ${signed(proxyFirst)} ms to the first streamed byte ` +
+      `(the Router ${signed(routerOverProxy)} ms more than the proxy); at c=${lowest} the proxy answers ` +
+      `${(chat[lowest].proxy.rps / chat[lowest].portkey.rps).toFixed(2)}x Portkey's requests/s`,
+  );
 }
 
 function printVerdicts(verdicts) {
