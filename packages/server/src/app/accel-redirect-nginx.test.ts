@@ -222,12 +222,13 @@ describe("nginx sending LFS files for the hub (X-Accel-Redirect)", () => {
     const from = hub.logs.length;
     const downloaded = await python({ op: "download", files: ["xet.bin"] });
     expect(downloaded["xet.bin"]).toBe(createHash("sha256").update(data).digest("hex"));
-    // The hub answered each range fetch with X-Accel-Redirect (200, no body) and nginx sent the 206.
-    const fetches = logLinesSince<{ path?: string; status?: number }>(hub.logs, from).filter((line) =>
-      line.path?.includes("/fetch/"),
+    // The hub answered each range fetch with X-Accel-Redirect (200, no body, logged as sent by nginx) and nginx
+    // sent the 206.
+    const fetches = logLinesSince<{ path?: string; status?: number; sentBy?: string }>(hub.logs, from).filter(
+      (line) => line.path?.includes("/fetch/"),
     );
     expect(fetches.length).toBeGreaterThan(0);
-    expect(fetches.map((line) => line.status)).toEqual(fetches.map(() => 200));
+    expect(fetches.map((line) => [line.status, line.sentBy])).toEqual(fetches.map(() => [200, "nginx"]));
 
     // A signed fetch URL grants its window only, and the hub sends it itself whenever nginx might send more.
     const head = await viaNginx("/alice/weights/resolve/main/xet.bin", { method: "HEAD" });

@@ -79,7 +79,7 @@ describe("the access line and a request's logger", () => {
   it("escapes what the path holds, so each access line stays one JSON object", () => {
     const { logger, lines } = memoryLogger();
     const request = { id: "r-0", method: "GET", url: '/api/models/a"b\\c\u2028d?x=1' };
-    const reply = { statusCode: 404, elapsedTime: 1.26 };
+    const reply = { statusCode: 404, elapsedTime: 1.26, getHeader: () => undefined };
     new AccessLog(logger).requestCompleted(
       null,
       request as unknown as FastifyRequest,

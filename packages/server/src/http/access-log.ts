@@ -34,6 +34,8 @@ export class AccessLog extends LogController {
   ): void {
     const path = request.url.split("?", 1)[0] ?? "";
     const ms = Math.round(reply.elapsedTime * 10) / 10;
+    // A download handed to nginx (X-Accel-Redirect) says so: its 200 carried no bytes from the hub.
+    const sentBy = reply.getHeader("x-accel-redirect") === undefined ? undefined : "nginx";
     if (error) {
       request.log.error(
         { method: request.method, path, status: reply.statusCode, ms, err: error },
@@ -41,11 +43,11 @@ export class AccessLog extends LogController {
       );
     } else if (this.line) {
       this.line(
-        `${this.label}:${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},"path":${JSON.stringify(path)},"status":${reply.statusCode},"ms":${ms},`,
+        `${this.label}:${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},"path":${JSON.stringify(path)},"status":${reply.statusCode},"ms":${ms},${sentBy ? '"sentBy":"nginx",' : ""}`,
         "request",
       );
     } else {
-      request.log.info({ method: request.method, path, status: reply.statusCode, ms }, "request");
+      request.log.info({ method: request.method, path, status: reply.statusCode, ms, sentBy }, "request");
     }
   }
 }
