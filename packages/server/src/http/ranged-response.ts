@@ -17,6 +17,9 @@ export interface RangedBody {
  */
 const SENDFILE_TYPE = "x-sendfile-type";
 
+/** One byte range: `bytes=a-b`, `bytes=a-` or `bytes=-n` (RFC 9110 §14.1.2). */
+const SINGLE_RANGE = /^bytes=(\d*)-(\d*)$/;
+
 /** Request headers with which nginx would answer otherwise than the hub: it honours them, the hub does not. */
 const CONDITIONAL = ["if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since"];
 
@@ -32,7 +35,7 @@ function nginxSendsTheSame(request: FastifyRequest, rangeHeader: string | undefi
     request.method === "GET" &&
     headers[SENDFILE_TYPE] === "X-Accel-Redirect" &&
     rangeHeader === headers.range &&
-    (rangeHeader === undefined || /^bytes=\d*-\d*$/.test(rangeHeader)) &&
+    (rangeHeader === undefined || SINGLE_RANGE.test(rangeHeader)) &&
     CONDITIONAL.every((name) => headers[name] === undefined)
   );
 }
@@ -56,7 +59,7 @@ export function sendRanged(
   const open = (range?: { start: number; end: number }) =>
     reply.request.method === "HEAD" ? Readable.from([]) : body.open(range);
   reply.header("accept-ranges", "bytes");
-  const match = rangeHeader ? /^bytes=(\d*)-(\d*)$/.exec(rangeHeader.trim()) : null;
+  const match = rangeHeader ? SINGLE_RANGE.exec(rangeHeader.trim()) : null;
   if (!match || (match[1] === "" && match[2] === "")) {
     return reply.header("content-length", String(size)).send(open());
   }

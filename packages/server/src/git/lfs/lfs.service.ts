@@ -11,7 +11,7 @@ import { HubError } from "../../errors.js";
 import type { RangedBody } from "../../http/ranged-response.js";
 import { lfsObjectsRepository } from "./lfs-objects.repository.js";
 import type { MultipartStaging } from "./multipart-staging.js";
-import { OID_PATTERN, ObjectMismatchError, type ObjectStore } from "./object-store.js";
+import { OID_PATTERN, ObjectMismatchError, storedBody, type ObjectStore } from "./object-store.js";
 import {
   signTransferUrl,
   TRANSFER_URL_TTL_SECONDS,
@@ -261,12 +261,7 @@ export function createLfsService(deps: LfsServiceDeps) {
     const size = (await lfsObjectsRepository.linked(db, repo.row.id, [grant.oid])).get(grant.oid);
     if (size === undefined || (await store.size(grant.oid)) !== size)
       throw new HubError(404, "lfs_object_not_found", "Object does not exist in this repository.");
-    const internalRedirect = store.internalRedirect?.(grant.oid);
-    return {
-      size,
-      open: (range) => store.read(grant.oid, range),
-      ...(internalRedirect ? { internalRedirect } : {}),
-    };
+    return storedBody(store, grant.oid, size);
   }
 
   return { batch, admitTransfer, uploadObject, uploadPart, completeUpload, verifyObject, download };

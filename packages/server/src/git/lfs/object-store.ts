@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { RangedBody } from "../../http/ranged-response.js";
 
 /** A Git LFS object id: the SHA-256 of the content, in lower-case hex. */
 export const OID_PATTERN = /^[0-9a-f]{64}$/;
@@ -98,6 +99,23 @@ export interface ObjectStore {
    * far, once `signal` is aborted.
    */
   removeLeftovers(before: Date, signal?: AbortSignal): Promise<Leftovers>;
+}
+
+/**
+ * A stored object as a body `sendRanged` sends whole or by range, or hands to a front nginx when the store
+ * names its file (`internalRedirect`).
+ */
+export function storedBody(
+  objects: Pick<NamespacedObjects, "read" | "internalRedirect">,
+  key: string,
+  size: number,
+): RangedBody {
+  const internalRedirect = objects.internalRedirect?.(key);
+  return {
+    size,
+    open: (range) => objects.read(key, range),
+    ...(internalRedirect ? { internalRedirect } : {}),
+  };
 }
 
 /** What one pass over leftovers removed: how many (files, uploads, parts) and their bytes. */

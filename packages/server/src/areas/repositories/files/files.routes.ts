@@ -13,7 +13,7 @@ import {
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { parseDocument } from "yaml";
-import type { ObjectStore } from "../../../git/lfs/object-store.js";
+import { storedBody, type ObjectStore } from "../../../git/lfs/object-store.js";
 import { TRANSFER_URL_TTL_SECONDS } from "../../../git/lfs/transfer-url.js";
 import type { RepoFiles, TreeEntry as TreeEntryRow } from "../../../git/repo-files.js";
 import { HubError, badRequest, entryNotFound } from "../../../errors.js";
@@ -402,16 +402,7 @@ export function filesRoutes({
           });
           return reply.status(302).header("location", location).send();
         }
-        const internalRedirect = store.internalRedirect?.(oid);
-        return sendRanged(
-          reply,
-          {
-            size,
-            open: (range) => store.read(oid, range),
-            ...(internalRedirect ? { internalRedirect } : {}),
-          },
-          request.headers.range,
-        );
+        return sendRanged(reply, storedBody(store, oid, size), request.headers.range);
       }
       reply.header("etag", `"${entry.oid}"`);
       // HEAD reads no content; a small file's content came with its entry.

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Db } from "../../../db/database.js";
 import { HubError } from "../../../errors.js";
 import { lfsObjectsRepository } from "../../../git/lfs/lfs-objects.repository.js";
-import type { NamespacedObjects } from "../../../git/lfs/object-store.js";
+import { storedBody, type NamespacedObjects } from "../../../git/lfs/object-store.js";
 import type { RangedBody } from "../../../http/ranged-response.js";
 import { hashFromHex, isGlobalDedupEligible, isHashHex } from "../../../xet/hashing.js";
 import {
@@ -170,11 +170,7 @@ export function createXetDownloads({ db, xorbs, catalog, serverKey, clock, casUr
     const size = await xorbs.size(xorbHash);
     if (size === null || end >= size)
       throw new HubError(404, "not_found", `Xorb ${xorbHash} is not stored, or not whole.`);
-    const internalRedirect = xorbs.internalRedirect?.(xorbHash);
-    return {
-      body: { size, open: (r) => xorbs.read(xorbHash, r), ...(internalRedirect ? { internalRedirect } : {}) },
-      range: `bytes=${start}-${end}`,
-    };
+    return { body: storedBody(xorbs, xorbHash, size), range: `bytes=${start}-${end}` };
   }
 
   return { dedupShard, reconstruction, fetchRange };
